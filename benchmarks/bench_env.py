@@ -1,0 +1,105 @@
+"""Random legal play: the Trash core, `trash_v0` and PettingZoo's `leduc_holdem_v4` in one run.
+
+Prints decisions per second and hands per second for each, and the ratio of
+`trash_v0` to `leduc_holdem_v4`. Every player picks uniformly among the legal
+actions in the action mask, with the same cheap chooser for both envs (uniform
+floats drawn in advance), so the chooser costs both the same.
+
+    python benchmarks/bench_env.py              # about 3 x 5 s
+    python benchmarks/bench_env.py --seconds 10
+
+Needs the ``bench`` extra for leduc (``pip install -e .[bench]``: rlcard, pygame).
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+import trash_env
+from trash_env import core
+
+
+class UniformChooser:
+    """Picks uniformly among legal actions with pre-drawn floats (seeded)."""
+
+    def __init__(self, seed: int, size: int = 1 << 20) -> None:
+        self.floats = np.random.default_rng(seed).random(size).tolist()
+        self.size = size
+        self.k = 0
+
+    def pick(self, legal) -> int:  # a list or an index array
+        self.k += 1
+        return int(legal[int(self.floats[self.k % self.size] * len(legal))])
+
+
+def play_aec(make_env: Callable, seconds: float, seed: int) -> tuple[float, float]:
+    """Decisions/s and hands/s of random masked play on an AEC env through its public API."""
+    env = make_env()
+    env.reset(seed=seed)
+    chooser = UniformChooser(seed)
+    decisions = hands = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset()
+        for _ in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                action = None
+            else:
+                action = chooser.pick(obs["action_mask"].nonzero()[0])
+                decisions += 1
+            env.step(action)
+        hands += 1
+    elapsed = time.perf_counter() - start
+    return decisions / elapsed, hands / elapsed
+
+
+def play_core(seconds: float, seed: int, preset: str = "standard", **overrides) -> tuple[float, float]:
+    """Decisions/s and hands/s of random play on the rules core alone, forced moves skipped (R13)."""
+    config = trash_env.make_config(preset, **overrides)
+    rng = np.random.default_rng(seed)
+    chooser = UniformChooser(seed)
+    decisions = hands = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = core.new_game(config, rng)
+        core.play_forced(state, rng)
+        while state.phase != core.OVER:
+            core.apply_action(state, chooser.pick(core.legal_actions(state)), rng)
+            core.play_forced(state, rng)
+            decisions += 1
+        hands += 1
+    elapsed = time.perf_counter() - start
+    return decisions / elapsed, hands / elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    try:
+        from pettingzoo.classic import leduc_holdem_v4
+    except ImportError as error:
+        raise SystemExit(f"leduc_holdem_v4 needs the bench extra: pip install -e '.[bench]' ({error})") from None
+
+    print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, one process")
+    rows = [
+        ("core alone (standard, 2 players)", *play_core(args.seconds, args.seed)),
+        ("trash_v0 via env() (standard, 2 players)", *play_aec(trash_env.env, args.seconds, args.seed)),
+        ("leduc_holdem_v4 via env()", *play_aec(leduc_holdem_v4.env, args.seconds, args.seed)),
+    ]
+    print(f"{'':42s} {'decisions/s':>12s} {'hands/s':>10s}")
+    for name, decisions, hands in rows:
+        print(f"{name:42s} {decisions:12,.0f} {hands:10,.0f}")
+    print(f"trash_v0 / leduc_holdem_v4 decisions per second: {rows[1][1] / rows[2][1]:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

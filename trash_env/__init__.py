@@ -1,0 +1,17 @@
+"""trash-rl: the card game Trash (Garbage) as reinforcement-learning environments.
+
+>>> import trash_env
+>>> env = trash_env.env(preset="standard", num_players=2)
+>>> env.reset(seed=0)
+
+The rules live in one pure core (:mod:`trash_env.core`, configured by
+:mod:`trash_env.config`); :mod:`trash_env.trash` wraps it as the PettingZoo AEC
+environment ``trash_v0``.
+"""
+
+from trash_env.config import PRESETS, RulesConfig, make_config
+from trash_env.records import replay
+from trash_env.trash import env, raw_env
+
+__all__ = ["PRESETS", "RulesConfig", "env", "make_config", "raw_env", "replay"]
+__version__ = "0.1.0"
