@@ -41,4 +41,5 @@ def sample_hidden_state(state: GameState, rng: np.random.Generator) -> GameState
                 position += 1
     stock = unknown[position:] + known
     new.stock = [stock[i] for i in rng.permutation(len(stock))]
+    new.deck = []  # the real deal order would reveal the hidden cards
     return new

@@ -52,9 +52,13 @@ def action_name(action: int) -> str:
         return "take the discard"
     if action == DISCARD:
         return "discard"
-    if PLACE_SLOT_0 <= action < DISCARD:
+    if isinstance(action, (int, np.integer)) and PLACE_SLOT_0 <= action < DISCARD:
         return f"place in slot {action - PLACE_SLOT_0} ({RANK_NAMES[action - PLACE_SLOT_0 + 1]})"
     return f"<not an action: {action!r}>"
+
+
+class IllegalActionError(ValueError):
+    """An action that R13 does not allow where the game stands; the state is unchanged."""
 
 
 class GameState:
@@ -334,14 +338,16 @@ def forced_action(state: GameState) -> int:
 
 def apply_action(state: GameState, action: int, rng: np.random.Generator) -> None:
     """Apply one legal action of R13 for ``state.current``; ``rng`` serves reshuffles (R7)
-    and the deals of later hands (R9). An illegal action raises ``ValueError`` and
-    leaves the state untouched."""
+    and the deals of later hands (R9). An illegal action raises
+    :class:`IllegalActionError` (a ``ValueError``) and leaves the state untouched."""
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(f"an action is an integer 0..{NUM_ACTIONS - 1} (R13), got {action!r}")
     legal = legal_actions(state)
     if action not in legal:
         if state.phase == OVER:
-            raise ValueError("the game is over: no action is legal")
+            raise IllegalActionError("the game is over: no action is legal")
         names = ", ".join(f"{a} ({action_name(a)})" for a in legal)
-        raise ValueError(
+        raise IllegalActionError(
             f"action {action!r} ({action_name(action)}) is illegal for seat {state.current} "
             f"in the {PHASE_NAMES[state.phase]} phase; legal actions: {names}"
         )

@@ -70,13 +70,15 @@ class Observer:
             offset += int(np.prod(shape))
         self.size = offset
         self._scalar_start = self.offsets[_SCALAR_PIECES[0]]
-        self._scalar_stop = self.size
         assert list(self.offsets)[-len(_SCALAR_PIECES) :] == list(_SCALAR_PIECES)
         copies = np.asarray(config.copies_per_rank, dtype=np.float32)
         per_rank = np.divide(1.0, copies, out=np.zeros_like(copies), where=copies > 0)
         p = self.num_players
+        # encode() writes small integers (one-hot 1s and raw counts) into a byte
+        # buffer, then converts once and scales the counts into [0, 1].
         self._scale = np.concatenate(
             [
+                np.ones(self._scalar_start),
                 np.full(p, 1.0 / MAX_LAYOUT),
                 np.full(p, 1.0 / HANDS_WON_SCALE),
                 [1.0 / config.deck_size, 1.0 / config.deck_size],
@@ -84,55 +86,54 @@ class Observer:
                 per_rank,
             ]
         ).astype(np.float32)
-        # For relative seat r and slot i, ``self._slot_lut[r][i][value]`` is the index of
-        # the one-hot entry for a slot holding ``value`` (FACE_DOWN = -1 reads the last
-        # element); ``self._absent[r][size]`` lists the entries of slots beyond ``size``.
-        slots = self.offsets["slots"]
-        self._slot_lut = []
-        self._absent = []
-        for r in range(p):
-            lut = []
+        assert len(self._scale) == self.size and config.deck_size < 256
+        self._slot_blocks: dict[tuple[int, ...], bytes] = {}
+
+    def _slot_block(self, layout: list[int]) -> bytes:
+        """The one-hot bytes of one seat's slots (10 x 4), cached per layout."""
+        key = tuple(layout)
+        block = self._slot_blocks.get(key)
+        if block is None:
+            cells = bytearray(MAX_LAYOUT * 4)
             for i in range(MAX_LAYOUT):
-                base = slots + (r * MAX_LAYOUT + i) * 4
-                row = [base + (FILLED_KIND if value == i + 1 else WILD_KIND) for value in range(NUM_RANKS)]
-                lut.append(row + [base + FACE_DOWN_KIND])
-            self._slot_lut.append(lut)
-            self._absent.append(
-                [
-                    [slots + (r * MAX_LAYOUT + i) * 4 + ABSENT_KIND for i in range(size, MAX_LAYOUT)]
-                    for size in range(MAX_LAYOUT + 1)
-                ]
-            )
-        assert FACE_DOWN == -1
+                if i >= len(layout):
+                    kind = ABSENT_KIND
+                elif layout[i] == FACE_DOWN:
+                    kind = FACE_DOWN_KIND
+                else:
+                    kind = FILLED_KIND if layout[i] == i + 1 else WILD_KIND
+                cells[i * 4 + kind] = 1
+            if len(self._slot_blocks) >= 100_000:  # bound the cache's memory
+                self._slot_blocks.clear()
+            block = self._slot_blocks[key] = bytes(cells)
+        return block
 
     def encode(self, state: GameState, seat: int) -> np.ndarray:
         """The observation vector of ``seat`` (R15)."""
         off = self.offsets
         p = self.num_players
-        hot: list[int] = []
-        if state.phase == DRAW:
-            hot.append(off["phase"])
-        elif state.phase == PLACE:
-            hot.append(off["phase"] + 1)
-            hot.append(off["held"] + state.held)
+        buf = bytearray(self.size)
+        phase = state.phase
+        if phase == DRAW:
+            buf[off["phase"]] = 1
+        elif phase == PLACE:
+            buf[off["phase"] + 1] = 1
+            buf[off["held"] + state.held] = 1
         if state.discard:
-            hot.append(off["discard_top"] + state.discard[-1])
+            buf[off["discard_top"] + state.discard[-1]] = 1
         up, sizes = state.up, state.sizes
+        position = off["slots"]
         for r in range(p):
-            s = (seat + r) % p
-            hot += [row[value] for row, value in zip(self._slot_lut[r], up[s])]
-            hot += self._absent[r][sizes[s]]
-        if state.phase <= PLACE:
-            hot.append(off["current"] + (state.current - seat) % p)
+            buf[position : position + MAX_LAYOUT * 4] = self._slot_block(up[(seat + r) % p])
+            position += MAX_LAYOUT * 4
+        if phase <= PLACE:
+            buf[off["current"] + (state.current - seat) % p] = 1
             if state.hand_winners:
-                hot.append(off["final_round"])
-        completed = off["completed"]
+                buf[off["final_round"]] = 1
         for s in state.hand_winners:
-            hot.append(completed + (s - seat) % p)
-        out = np.zeros(self.size, dtype=np.float32)
-        out[hot] = 1.0
+            buf[off["completed"] + (s - seat) % p] = 1
         won = state.hands_won
-        out[self._scalar_start : self._scalar_stop] = (
+        buf[self._scalar_start :] = bytes(
             sizes[seat:]
             + sizes[:seat]
             + won[seat:]
@@ -141,7 +142,8 @@ class Observer:
             + state.known_stock
             + state.unaccounted
         )
-        out[self._scalar_start : self._scalar_stop] *= self._scale
+        out = np.frombuffer(buf, dtype=np.uint8).astype(np.float32)
+        out *= self._scale
         return out
 
     def view(self, vector: np.ndarray) -> dict[str, np.ndarray]:

@@ -49,11 +49,21 @@ def replay(record: dict[str, Any]) -> GameState:
     """
     if not isinstance(record, dict) or record.get("game") != GAME_NAME:
         raise ValueError(f"not a {GAME_NAME} game record")
-    if record.get("version") != RECORD_VERSION:
-        raise ValueError(f"game record version {record.get('version')!r} is not supported (expected {RECORD_VERSION})")
+    version = record.get("version")
+    if type(version) is not int or version != RECORD_VERSION:
+        raise ValueError(f"game record version {version!r} is not supported (expected {RECORD_VERSION})")
     missing = [k for k in ("config", "seed", "deck", "deck_source", "actions") if k not in record]
     if missing:
         raise ValueError(f"game record is missing {missing}")
+    if isinstance(record["seed"], bool) or not isinstance(record["seed"], int) or record["seed"] < 0:
+        raise ValueError(f"game record seed must be a non-negative integer, got {record['seed']!r}")
+    for field in ("deck", "actions"):
+        if not isinstance(record[field], list):
+            raise ValueError(f"game record {field} must be a list, got {type(record[field]).__name__}")
+    if record["deck_source"] not in ("given", "shuffled"):
+        raise ValueError(f"game record deck_source must be 'given' or 'shuffled', got {record['deck_source']!r}")
+    if not isinstance(record["config"], dict):
+        raise ValueError("game record config must be a dict of rules fields")
     config = RulesConfig.from_dict(record["config"])
     rng = np.random.default_rng(record["seed"])
     given = record["deck_source"] == "given"

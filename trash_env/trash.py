@@ -115,6 +115,7 @@ wrapper that gives the guarantees of PettingZoo's standard classic wrappers.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -139,6 +140,14 @@ def env(
     return StandardChecks(
         raw_env(preset, render_mode=render_mode, skip_forced=skip_forced, **overrides), illegal_reward=-1
     )
+
+
+@functools.cache  # at most a few thousand distinct sets of legal actions
+def _mask_of(legal: tuple[int, ...]) -> np.ndarray:
+    """The int8 action mask of a set of legal actions (copy before handing out)."""
+    mask = np.zeros(core.NUM_ACTIONS, dtype=np.int8)
+    mask[list(legal)] = 1
+    return mask
 
 
 class raw_env(AECEnv, EzPickle):
@@ -190,11 +199,13 @@ class raw_env(AECEnv, EzPickle):
         Each episode gets its own seed, drawn from the generator that ``seed``
         (re)starts, so an episode can be replayed from its record alone.
         """
+        deck = options.get("deck") if options else None
+        if deck is not None:
+            deck = core.check_deck(self.config, deck)  # a bad deck changes nothing
         if seed is not None or self._seeder is None:
             self._seeder = np.random.default_rng(seed)
         self.episode_seed = int(self._seeder.integers(_EPISODE_SEED_BOUND))
         self._rng = np.random.default_rng(self.episode_seed)
-        deck = options.get("deck") if options else None
         self.state = core.new_game(self.config, self._rng, deck)
         self._deck_given = deck is not None
         self._first_deck = self.state.deck
@@ -267,9 +278,10 @@ class raw_env(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
         state = self.state
-        mask = np.zeros(core.NUM_ACTIONS, dtype=np.int8)
         if seat == state.current and state.phase != core.OVER and not self.terminations.get(agent, True):
-            mask[core.legal_actions(state)] = 1
+            mask = _mask_of(tuple(core.legal_actions(state))).copy()
+        else:
+            mask = np.zeros(core.NUM_ACTIONS, dtype=np.int8)
         return {"observation": self.observer.encode(state, seat), "action_mask": mask}
 
     def game_record(self) -> dict[str, Any]:

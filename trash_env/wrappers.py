@@ -48,17 +48,19 @@ class StandardChecks(OrderEnforcingWrapper):
             return
         self._has_updated = True
         agent = raw.agent_selection
-        if raw.terminations[agent] or raw.truncations[agent]:
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        if type(action) is not int or not 0 <= action < _NUM_ACTIONS:
+            assert (action is None and dead) or raw.action_space(agent).contains(action), (
+                "action is not in action space"
+            )
+        if dead:
             raw.step(action)  # a dead agent's step: only None is accepted
             return
-        if type(action) is not int or not 0 <= action < _NUM_ACTIONS:
-            assert raw.action_space(agent).contains(action), "action is not in action space"
-            action = int(action)
-        if action not in core.legal_actions(raw.state):
+        try:
+            raw.step(action)  # checks legality before it changes anything
+        except core.IllegalActionError:
             EnvLogger.warn_on_illegal_move()
             raw.end_by_illegal_move(agent, self._illegal_reward)
-            return
-        raw.step(action)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
