@@ -1,0 +1,75 @@
+"""Heuristic baselines, from random to card counting.
+
+Each is a :class:`~agents.base.PolicyAgent`: a policy over the public state,
+asked only at real choices (R13). The choices Trash offers are few: take the
+discard or draw (R4), where to put a wild (R5, R6), whether to displace a
+wild or decline an optional placement (R5).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import PolicyAgent
+from trash_env.core import DISCARD, DRAW_STOCK, FACE_DOWN, PLACE_SLOT_0, TAKE_DISCARD, GameState, can_place
+
+
+class RandomAgent(PolicyAgent):
+    """Uniform over the legal actions: the floor of the ladder."""
+
+    name = "random"
+
+    def choose(self, state: GameState, legal: list[int], rng: np.random.Generator) -> int:
+        return legal[int(rng.integers(len(legal)))]
+
+
+def takes_playable_discard(state: GameState, legal: list[int]) -> bool:
+    """Whether the top discard may be taken and placed now (R4, R5)."""
+    return TAKE_DISCARD in legal and can_place(state, state.current, state.discard[-1])
+
+
+class GreedyAgent(PolicyAgent):
+    """Always makes progress now: takes a playable discard (a sure placement beats
+    an unknown card), always places rather than discards (so it always displaces
+    a wild, which then turns up another card), and puts a wild on the lowest
+    face-down slot."""
+
+    name = "greedy"
+
+    def choose(self, state: GameState, legal: list[int], rng: np.random.Generator) -> int:
+        if DRAW_STOCK in legal:
+            return TAKE_DISCARD if takes_playable_discard(state, legal) else DRAW_STOCK
+        return legal[0]  # the lowest slot; DISCARD (12) only when nothing can be placed
+
+
+class CountingAgent(PolicyAgent):
+    """Greedy, but puts a wild where the cards still out make it most needed.
+
+    For each face-down slot it counts the slot's rank's *outs*: the copies that
+    may still turn up, i.e. unaccounted for (face down somewhere or in the stock,
+    R15) or known to be in the stock after a reshuffle (R7). A wild is placed on
+    the slot with the fewest outs: a rank with many outs will probably come by
+    itself (and would then only displace the wild), while a rank whose copies are
+    all face up or buried in the discard pile may never come. Ties go to the
+    higher rank, whose copies are more often dead for other players and so more
+    often discarded late. Like greedy it takes a playable discard and always
+    displaces a wild (the displaced wild is re-placed by the same count).
+    """
+
+    name = "counter"
+
+    def choose(self, state: GameState, legal: list[int], rng: np.random.Generator) -> int:
+        if DRAW_STOCK in legal:
+            return TAKE_DISCARD if takes_playable_discard(state, legal) else DRAW_STOCK
+        slots = [a - PLACE_SLOT_0 for a in legal if a != DISCARD]
+        if not slots:
+            return DISCARD
+        up = state.up[state.current]
+        if len(slots) == 1 or not state.is_wild[state.held]:
+            return PLACE_SLOT_0 + slots[0]  # a pip card's own slot (or the only slot)
+        unaccounted, known = state.unaccounted, state.known_stock
+        best = min(
+            (slot for slot in slots if up[slot] == FACE_DOWN),
+            key=lambda slot: (unaccounted[slot + 1] + known[slot + 1], -slot),
+        )
+        return PLACE_SLOT_0 + best

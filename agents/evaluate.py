@@ -1,0 +1,231 @@
+"""Evaluate agents against each other: ``python -m agents.evaluate AGENT AGENT [AGENT ...]``.
+
+Every pair of the named agents plays the same deals; with duplicate deals
+(default) each deal is played once for every rotation of the seats, so the
+luck of the deal cancels. Prints a table of per-agent results (win rate, mean
+reward with 95% interval over deals, Bradley-Terry rating with interval), the
+score difference of every pair with its 95% interval, and the per-seat
+breakdown; optionally writes JSON, CSV (one row per game) and a PNG plot of the
+ratings.
+
+    python -m agents.evaluate greedy random --deals 2000
+    python -m agents.evaluate random greedy counter search --deals 2000 --workers 2 \\
+        --json runs/ladder.json --csv runs/ladder.csv --plot runs/ladder.png
+    python -m agents.evaluate search:samples=64 greedy --preset pagat --num-players 4 --match
+
+Agents are baseline names (random, greedy, counter, search, with options as
+``search:samples=64,rollouts=2``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from agents.evaluation import GameResult, run_tournament
+from agents.stats import Interval, summarize
+from trash_env.config import PRESETS, RulesConfig, make_config
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.evaluate",
+        description="Duplicate-deal tournaments between Trash agents, with 95%% intervals over deals.",
+    )
+    parser.add_argument("agents", nargs="+", help="agent specs: random, greedy, counter, search[:samples=N,...]")
+    parser.add_argument("--preset", default="standard", choices=sorted(PRESETS))
+    parser.add_argument("--num-players", type=int, default=2)
+    parser.add_argument("--match", action="store_true", help="play matches of hands (R9) instead of single hands")
+    parser.add_argument("--override", action="append", default=[], metavar="FIELD=VALUE", help="any rules field")
+    parser.add_argument("--deals", type=int, default=1000, help="deals per pair of agents")
+    parser.add_argument("--independent", action="store_true", help="a fresh deck for every game (no duplicate)")
+    parser.add_argument("--workers", type=int, default=1, help="processes (2 uses both cores here)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for rating intervals")
+    parser.add_argument("--json", type=Path, help="write the summary and settings as JSON")
+    parser.add_argument("--csv", type=Path, help="write one row per game as CSV")
+    parser.add_argument("--plot", type=Path, help="write a PNG plot of the ratings with their intervals")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    if len(args.agents) < 2:
+        parser.error("name at least two agents")
+    return args
+
+
+def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
+    """``FIELD=VALUE`` pairs; values are read as JSON where possible (10, true, null)."""
+    overrides = {}
+    for item in items:
+        field, sep, text = item.partition("=")
+        if not sep:
+            raise ValueError(f"--override {item!r} must be FIELD=VALUE")
+        try:
+            overrides[field] = json.loads(text)
+        except json.JSONDecodeError:
+            overrides[field] = text
+    return overrides
+
+
+def build_config(args: argparse.Namespace) -> RulesConfig:
+    return make_config(args.preset, num_players=args.num_players, match=args.match, **parse_overrides(args.override))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        config = build_config(args)
+        results = run_with_progress(config, args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    summary = summarize(results, bootstrap=args.bootstrap, seed=args.seed)
+    print_tables(summary, config, args)
+    settings = {
+        "agents": args.agents,
+        "config": config.to_dict(),
+        "deals": args.deals,
+        "duplicate": not args.independent,
+        "seed": args.seed,
+        "workers": args.workers,
+        "games": len(results),
+    }
+    if args.json:
+        write_json(args.json, {"settings": settings, **summary})
+    if args.csv:
+        write_csv(args.csv, results)
+    if args.plot:
+        plot_ratings(args.plot, summary, settings)
+    return 0
+
+
+def run_with_progress(config: RulesConfig, args: argparse.Namespace) -> list[GameResult]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    pairs = len(args.agents) * (len(args.agents) - 1) // 2
+    with Progress(
+        TextColumn("deals"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), disable=args.quiet
+    ) as progress:
+        task = progress.add_task("deals", total=pairs * args.deals)
+        return run_tournament(
+            config,
+            args.agents,
+            args.deals,
+            seed=args.seed,
+            duplicate=not args.independent,
+            workers=args.workers,
+            on_progress=lambda n: progress.advance(task, n),
+        )
+
+
+def _interval(data: dict[str, float] | Interval | None, digits: int = 3) -> str:
+    if data is None:
+        return "-"
+    d = data if isinstance(data, dict) else asdict(data)
+    return f"{d['mean']:+.{digits}f} [{d['low']:+.{digits}f}, {d['high']:+.{digits}f}]"
+
+
+def print_tables(summary: dict[str, Any], config: RulesConfig, args: argparse.Namespace) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    mode = "independent" if args.independent else "duplicate"
+    kind = "matches" if config.match else "hands"
+    title = f"{args.preset}, {config.num_players} players, {kind}, {args.deals} {mode} deals per pair, seed {args.seed}"
+    agents = Table(title=title)
+    for column in ("agent", "seat-games", "win rate", "mean reward [95% CI]", "rating (Elo) [95% CI]"):
+        agents.add_column(column, justify="left" if column == "agent" else "right")
+    for row in summary["agents"]:
+        agents.add_row(
+            row["agent"],
+            str(row["games"]),
+            f"{row['win_rate']:.3f}",
+            _interval(row["mean_reward"]),
+            _interval(row["rating"], 0),
+        )
+    console.print(agents)
+    pairs = Table(title="score difference per deal, first minus second (95% CI over deals)")
+    for column in ("first", "second", "deals", "difference [95% CI]", "first wins", "second wins"):
+        pairs.add_column(column, justify="left" if column in ("first", "second") else "right")
+    for row in summary["pairs"]:
+        pairs.add_row(
+            row["first"],
+            row["second"],
+            str(row["deals"]),
+            _interval(row["score_difference"], 4),
+            f"{row['first_win_rate']:.3f}",
+            f"{row['second_win_rate']:.3f}",
+        )
+    console.print(pairs)
+    seats = Table(title="per seat")
+    for column in ("agent", "seat", "games", "mean reward", "win rate"):
+        seats.add_column(column, justify="left" if column == "agent" else "right")
+    for row in summary["per_seat"]:
+        seats.add_row(
+            row["agent"], str(row["seat"]), str(row["games"]), f"{row['mean_reward']:+.3f}", f"{row['win_rate']:.3f}"
+        )
+    console.print(seats)
+
+
+def _prepare(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    _prepare(path)
+    path.write_text(json.dumps(data, indent=2, allow_nan=True))
+
+
+def write_csv(path: Path, results: Sequence[GameResult]) -> None:
+    _prepare(path)
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["first", "second", "deal", "rotation", "seats", "rewards", "turns", "truncated"])
+        for game in results:
+            writer.writerow(
+                [
+                    *game.pairing,
+                    game.deal,
+                    game.rotation,
+                    " ".join(game.seats),
+                    " ".join(f"{r:g}" for r in game.rewards),
+                    game.turns,
+                    game.truncated,
+                ]
+            )
+
+
+def plot_ratings(path: Path, summary: dict[str, Any], settings: dict[str, Any]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = sorted(summary["agents"], key=lambda row: row["rating"]["mean"])
+    names = [row["agent"] for row in rows]
+    means = [row["rating"]["mean"] for row in rows]
+    errors = [
+        [row["rating"]["mean"] - row["rating"]["low"] for row in rows],
+        [row["rating"]["high"] - row["rating"]["mean"] for row in rows],
+    ]
+    figure, axes = plt.subplots(figsize=(7, 1.2 + 0.5 * len(rows)))
+    axes.errorbar(means, range(len(rows)), xerr=errors, fmt="o", capsize=4)
+    axes.set_yticks(range(len(rows)), names)
+    axes.set_xlabel("Bradley-Terry rating, Elo scale (random = 0), 95% bootstrap interval")
+    mode = "duplicate" if settings["duplicate"] else "independent"
+    axes.set_title(f"{settings['deals']} {mode} deals per pair, {settings['config']['num_players']} players")
+    axes.grid(axis="x", alpha=0.3)
+    figure.tight_layout()
+    _prepare(path)
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

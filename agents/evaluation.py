@@ -1,0 +1,144 @@
+"""Playing evaluation games: duplicate or independent deals, on one or more processes.
+
+A *deal* is a shuffled deck plus the seed of every later random event
+(reshuffles, R7; later hands of a match, R9). With **duplicate deals** each deal
+is played once for every rotation of the lineup over the seats, so every agent
+gets every seat's cards and the luck of the deal cancels in the comparison.
+With **independent deals** the same number of games is played, each rotation
+on its own deck: the classic way, kept for comparison.
+
+Every random number comes from the evaluation seed, so the same seed gives the
+same games whatever the number of worker processes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.base import Agent, SeatView
+from agents.registry import make_agent
+from trash_env import core
+from trash_env.config import RulesConfig
+from trash_env.observation import Observer
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One evaluation game: which agent sat where and what each seat got (R10)."""
+
+    pairing: tuple[str, str]  # the two agents compared (head-to-head), as given
+    deal: int
+    rotation: int
+    seats: tuple[str, ...]  # the agent spec in each seat
+    rewards: tuple[float, ...]
+    turns: int
+    truncated: bool
+
+
+def lineup(pair: tuple[str, str], num_players: int) -> list[str]:
+    """Seats alternate between the two agents: A, B, A, B, ..."""
+    return [pair[seat % 2] for seat in range(num_players)]
+
+
+def play_game(
+    config: RulesConfig,
+    agents: Sequence[Agent],
+    rng: np.random.Generator,
+    agent_rngs: Sequence[np.random.Generator],
+    deck: list[int] | None = None,
+    observer: Observer | None = None,
+) -> core.GameState:
+    """Play one game on the core; ``agents[seat]`` is asked at each real choice (R13)."""
+    observer = observer or Observer(config)
+    state = core.new_game(config, rng, deck)
+    core.play_forced(state, rng)
+    while state.phase != core.OVER:
+        seat = state.current
+        action = agents[seat].act(SeatView(state, seat, observer), agent_rngs[seat])
+        core.apply_action(state, action, rng)  # an illegal action is an error, never replaced
+        core.play_forced(state, rng)
+    return state
+
+
+def _deal_seed(seed: int, deal: int, rotation: int, duplicate: bool) -> list[int]:
+    return [seed, deal] if duplicate else [seed, deal, rotation + 1]
+
+
+def play_deals(
+    config: RulesConfig, pair: tuple[str, str], deals: Sequence[int], seed: int, duplicate: bool
+) -> list[GameResult]:
+    """Every rotation of ``pair``'s lineup on each deal in ``deals``."""
+    agents = {spec: make_agent(spec) for spec in pair}
+    for agent in agents.values():
+        agent.check_config(config)
+    observer = Observer(config)
+    base = lineup(pair, config.num_players)
+    n = config.num_players
+    results = []
+    for deal in deals:
+        for rotation in range(n):
+            seats = base[rotation:] + base[:rotation]
+            deal_seed = _deal_seed(seed, deal, rotation, duplicate)
+            rng = np.random.default_rng(deal_seed)
+            deck = core.shuffled_deck(config, rng)
+            # Each lineup position keeps its random stream across rotations (common random numbers).
+            agent_rngs = [np.random.default_rng([seed, deal, (seat + rotation) % n, 7]) for seat in range(n)]
+            state = play_game(config, [agents[spec] for spec in seats], rng, agent_rngs, deck, observer)
+            results.append(
+                GameResult(pair, deal, rotation, tuple(seats), tuple(core.returns(state)), state.turn, state.truncated)
+            )
+    return results
+
+
+def round_robin(specs: Sequence[str]) -> list[tuple[str, str]]:
+    """Every pair of distinct agents once (a head-to-head is a round robin of two)."""
+    if len(set(specs)) != len(specs) or len(specs) < 2:
+        raise ValueError(f"a tournament needs at least two distinct agents, got {list(specs)}")
+    return list(itertools.combinations(specs, 2))
+
+
+def run_tournament(
+    config: RulesConfig,
+    specs: Sequence[str],
+    deals: int,
+    seed: int = 0,
+    duplicate: bool = True,
+    workers: int = 1,
+    on_progress: Callable[[int], None] | None = None,
+) -> list[GameResult]:
+    """All pairings of ``specs`` over ``deals`` deals each, on ``workers`` processes.
+
+    The same seed gives the same results for any number of workers: each deal's
+    randomness depends only on (seed, deal, rotation), and results are sorted.
+    ``on_progress(n)`` is called as batches of n deals finish.
+    """
+    if deals < 1:
+        raise ValueError(f"deals must be at least 1, got {deals}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    pairs = round_robin(specs)
+    for spec in specs:  # fail early, in this process, on a bad spec or configuration
+        make_agent(spec).check_config(config)
+    batch = max(1, min(64, deals // (workers * 8) or 1))
+    jobs = [(pair, range(start, min(start + batch, deals))) for pair in pairs for start in range(0, deals, batch)]
+    results: list[GameResult] = []
+    if workers == 1:
+        for pair, chunk in jobs:
+            results += play_deals(config, pair, chunk, seed, duplicate)
+            if on_progress:
+                on_progress(len(chunk))
+    else:
+        with ProcessPoolExecutor(max_workers=min(workers, os.cpu_count() or 1)) as pool:
+            futures = [pool.submit(play_deals, config, pair, chunk, seed, duplicate) for pair, chunk in jobs]
+            for future, (_, chunk) in zip(futures, jobs):
+                results += future.result()
+                if on_progress:
+                    on_progress(len(chunk))
+    results.sort(key=lambda r: (r.pairing, r.deal, r.rotation))
+    return results
