@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,bench]"
+	$(PY) -m pip install --quiet -e ".[dev,eval,bench]"
 	touch $@
 
 ## The main job: watch a rendered game between random legal players.

@@ -12,6 +12,8 @@ import numpy as np
 
 from trash_env.core import FACE_DOWN, GameState, clone
 
+HIDDEN = -2  # a card nobody may see, in a public view
+
 
 def sample_hidden_state(state: GameState, rng: np.random.Generator) -> GameState:
     """A copy of ``state`` whose hidden cards (face-down slots and stock order) are
@@ -42,4 +44,16 @@ def sample_hidden_state(state: GameState, rng: np.random.Generator) -> GameState
     stock = unknown[position:] + known
     new.stock = [stock[i] for i in rng.permutation(len(stock))]
     new.deck = []  # the real deal order would reveal the hidden cards
+    return new
+
+
+def public_view(state: GameState) -> GameState:
+    """A copy of ``state`` with everything hidden scrubbed (R2, R15): the cards under
+    face-down slots, the order and content of the stock and the deal order are
+    replaced by ``HIDDEN``. Public fields (counts, face-up cards, piles) are intact,
+    so :func:`sample_hidden_state` can fill the hidden part back in."""
+    new = clone(state)
+    new.down = [[HIDDEN] * len(row) for row in state.down]
+    new.stock = [HIDDEN] * len(state.stock)
+    new.deck = []
     return new
