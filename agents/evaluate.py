@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -73,12 +74,16 @@ def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
 
 
 def build_config(args: argparse.Namespace) -> RulesConfig:
-    return make_config(args.preset, num_players=args.num_players, match=args.match, **parse_overrides(args.override))
+    """The preset with --num-players and --match, then any --override on top."""
+    fields = {"num_players": args.num_players, "match": args.match, **parse_overrides(args.override)}
+    return make_config(args.preset, **fields)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
+        if args.bootstrap < 0:
+            raise ValueError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
         config = build_config(args)
         results = run_with_progress(config, args)
     except ValueError as error:
@@ -177,9 +182,20 @@ def _prepare(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
 
 
+def _finite(value: Any) -> Any:
+    """JSON has no infinities: an unbounded interval end (one deal) becomes null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
 def write_json(path: Path, data: dict[str, Any]) -> None:
     _prepare(path)
-    path.write_text(json.dumps(data, indent=2, allow_nan=True))
+    path.write_text(json.dumps(_finite(data), indent=2, allow_nan=False))
 
 
 def write_csv(path: Path, results: Sequence[GameResult]) -> None:

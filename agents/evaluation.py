@@ -118,12 +118,24 @@ def run_tournament(
     randomness depends only on (seed, deal, rotation), and results are sorted.
     ``on_progress(n)`` is called as batches of n deals finish.
     """
+    return run_pairings(config, round_robin(specs), deals, seed, duplicate, workers, on_progress)
+
+
+def run_pairings(
+    config: RulesConfig,
+    pairs: Sequence[tuple[str, str]],
+    deals: int,
+    seed: int = 0,
+    duplicate: bool = True,
+    workers: int = 1,
+    on_progress: Callable[[int], None] | None = None,
+) -> list[GameResult]:
+    """Like :func:`run_tournament`, for given pairs (a pair may hold one agent twice)."""
     if deals < 1:
         raise ValueError(f"deals must be at least 1, got {deals}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    pairs = round_robin(specs)
-    for spec in specs:  # fail early, in this process, on a bad spec or configuration
+    for spec in {spec for pair in pairs for spec in pair}:  # fail early, here, on a bad spec or configuration
         make_agent(spec).check_config(config)
     batch = max(1, min(64, deals // (workers * 8) or 1))
     jobs = [(pair, range(start, min(start + batch, deals))) for pair in pairs for start in range(0, deals, batch)]
@@ -140,5 +152,6 @@ def run_tournament(
                 results += future.result()
                 if on_progress:
                     on_progress(len(chunk))
-    results.sort(key=lambda r: (r.pairing, r.deal, r.rotation))
+    order = {pair: i for i, pair in enumerate(pairs)}
+    results.sort(key=lambda r: (order[r.pairing], r.deal, r.rotation))
     return results

@@ -3,6 +3,7 @@ budget, ``search:samples=32,rollouts=2``), for the evaluation and play commands.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from agents.base import Agent
@@ -36,7 +37,7 @@ def make_agent(spec: str) -> Agent:
     kwargs: dict[str, int] = {}
     for item in filter(None, options.split(",")):
         key, sep, value = item.partition("=")
-        if not sep or not value.strip().lstrip("-").isdigit():
+        if not sep or not re.fullmatch(r"\s*-?\d+\s*", value):
             raise ValueError(f"agent option {item!r} in {spec!r} must be key=integer")
         kwargs[key.strip()] = int(value)
     try:

@@ -62,9 +62,13 @@ class SearchAgent(Agent):
         # difference is clear (mean above `margin` standard errors): many actions
         # are near-equal, and picking among them by noise plays worse than the policy.
         default = legal.index(self.policy.choose(public, legal, rng))
-        gains = values - values[:, [default]]
+        if self.samples < 2:
+            return legal[default]
+        gains = (values - values[:, [default]]) / self.rollouts  # per sample, in [-2, 2]
         mean = gains.mean(axis=0)
-        error = gains.std(axis=0, ddof=1) / np.sqrt(self.samples) if self.samples > 1 else np.full(len(legal), np.inf)
+        # The standard error, floored at one sample's worth (2 / samples): a few
+        # samples that happen to agree are not clear evidence.
+        error = np.maximum(gains.std(axis=0, ddof=1) / np.sqrt(self.samples), 2.0 / self.samples)
         best = int(np.argmax(mean - self.margin * error))
         if mean[best] - self.margin * error[best] > 0:
             return legal[best]

@@ -132,6 +132,8 @@ def fit_ratings(results: Sequence[GameResult], bootstrap: int = 200, seed: int =
     """Bradley-Terry ratings (Elo scale) with bootstrap-over-deals 95% intervals."""
     import choix
 
+    if bootstrap < 0:
+        raise ValueError(f"bootstrap must be 0 or more, got {bootstrap}")
     specs = _agents_in_order(results)
     index = {spec: i for i, spec in enumerate(specs)}
     units: dict[tuple[tuple[str, str], int], np.ndarray] = {}

@@ -1,0 +1,400 @@
+"""The terminal game ``agents.play``: menus and input handling, the narration of
+every move, public information only (R2), the result (R10), argument errors.
+
+Games are driven through ``main``/``play`` with a scripted ``input_fn`` and a
+``StringIO`` as ``out``; stacked decks (tests/decks.py, R3) make the narrated
+moves exact.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from decks import stacked_deck
+
+from agents import play
+from agents.base import SeatView
+from agents.baselines import GreedyAgent
+from trash_env import core
+from trash_env.config import RulesConfig, make_config
+from trash_env.core import FACE_DOWN, OVER, GameState
+from trash_env.observation import Observer
+from trash_env.render import render_table
+
+ROOT = Path(__file__).resolve().parent.parent
+J, Q, K = 11, 12, 13
+ALL = 10**6  # autoplay to the end of the game
+
+
+class Script:
+    """A fake ``input_fn``: gives ``answers`` in order, then ``autoplay`` times the lowest
+    legal action of the last menu printed to ``out``, then raises EOFError.
+
+    The answer ``"ILLEGAL"`` is replaced by the lowest action number missing from the last menu.
+    """
+
+    def __init__(self, answers: Sequence[str] = (), out: io.StringIO | None = None, autoplay: int = 0) -> None:
+        self.answers = list(answers)
+        self.out = out
+        self.autoplay = autoplay
+        self.calls = 0
+
+    def __call__(self, prompt: str = "") -> str:
+        self.calls += 1
+        if self.answers:
+            answer = self.answers.pop(0)
+            if answer == "ILLEGAL":
+                answer = str(min(set(range(core.NUM_ACTIONS)) - set(last_menu(self.out.getvalue()))))
+            return answer
+        if self.autoplay > 0:
+            self.autoplay -= 1
+            return str(min(last_menu(self.out.getvalue())))
+        raise EOFError
+
+
+def last_menu(text: str) -> list[int]:
+    """The action numbers of the last ``your moves:`` menu in ``text``."""
+    menu = text.rsplit("your moves:\n", 1)[1]
+    actions = []
+    for line in menu.splitlines():
+        match = re.match(r"\s+(\d+)  \S", line)
+        if not match:
+            break
+        actions.append(int(match.group(1)))
+    assert actions, "no menu found"
+    return actions
+
+
+def run(argv: Sequence[str], answers: Sequence[str] = (), autoplay: int = 0) -> tuple[int, str, Script]:
+    out = io.StringIO()
+    script = Script(answers, out, autoplay)
+    code = play.main(list(argv), input_fn=script, out=out)
+    return code, out.getvalue(), script
+
+
+def lines_in_order(text: str, expected: Sequence[str]) -> None:
+    """Each expected line appears as a whole line of ``text``, in this order."""
+    lines = text.splitlines()
+    position = 0
+    for line in expected:
+        assert line in lines[position:], f"missing (in order): {line!r}\n---\n{text}"
+        position = lines.index(line, position) + 1
+
+
+# --------------------------------------------------------------------------
+# Input handling
+
+
+def test_invalid_input_gets_a_hint_and_the_prompt_again_then_the_game_is_played_out() -> None:
+    """An empty line, text, an out-of-range number, an illegal number and ``?`` never crash:
+    each gets a one-line hint (``?`` the menu again) and the prompt repeats; answering the
+    lowest legal move from then on plays the hand to its end (R8), with the result (R10)."""
+    code, text, script = run(["--seed", "0"], ["", "hello", "99", "ILLEGAL", "?"], autoplay=ALL)
+    assert code == 0
+    first_menu = text.split(play.PROMPT, 1)[0]
+    illegal = min(set(range(core.NUM_ACTIONS)) - set(last_menu(first_menu)))
+    prompts = text.split(play.PROMPT)
+    # After each of the first four answers, the hint is the whole next line, then the prompt.
+    hints = [prompts[i].splitlines()[0] for i in range(1, 5)]
+    assert hints[0].startswith("enter a move: choose ")
+    assert hints[1].startswith("'hello' is not a move: choose ")
+    assert hints[2].startswith("99 is not a legal move now: choose ")
+    assert hints[3].startswith(f"{illegal} is not a legal move now: choose ")
+    assert all("? shows the moves again, q quits" in hint for hint in hints)
+    # ``?`` shows the table and the same menu again before the next prompt.
+    assert "your moves:" in prompts[5]
+    assert last_menu(prompts[5]) == last_menu(first_menu)
+    assert script.calls > 6
+    tail = text.rstrip().splitlines()
+    assert re.fullmatch(r"result: (.+ wins? the hand|a draw.*); your reward [+-][01]", tail[-1]), tail[-1]
+    assert "-- over:" in text.rsplit("\n\n", 1)[1]  # the final table
+
+
+def test_aliases_draw_take_and_discard() -> None:
+    """``d``, ``t`` and ``x`` stand for actions 0, 1 and 12 (R13) where they are legal, and
+    are refused with a hint where not: seed 1 opens with a King to place (no draw choice)."""
+    code, text, _ = run(["--seed", "1"], ["d", "t", "x"])
+    assert code == 0
+    assert "d is not a legal move now: choose 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 or 12 (x) (? shows" in text
+    assert "t is not a legal move now" in text
+    assert "you discard K" in text
+
+
+def test_eof_at_the_first_prompt_leaves_cleanly() -> None:
+    """End of input at the first prompt ends the program with a message and exit code 0."""
+    code, text, script = run(["--seed", "0"])
+    assert code == 0
+    assert script.calls == 1
+    assert text.rstrip().endswith("end of input: you left the game.")
+
+
+@pytest.mark.parametrize("word", ["q", "quit", " Q "])
+def test_quit(word: str) -> None:
+    """``q`` or ``quit`` (any case, spaces ignored) leaves the game with exit code 0."""
+    code, text, _ = run(["--seed", "0"], [word])
+    assert code == 0
+    assert text.rstrip().endswith("you left the game.")
+    assert "result:" not in text
+
+
+def test_ctrl_c_leaves_cleanly() -> None:
+    """Ctrl-C at the prompt prints a message and returns 130 instead of a traceback."""
+
+    def interrupt(prompt: str = "") -> str:
+        raise KeyboardInterrupt
+
+    out = io.StringIO()
+    assert play.main(["--seed", "0"], input_fn=interrupt, out=out) == 130
+    assert out.getvalue().rstrip().endswith("interrupted: you left the game.")
+
+
+# --------------------------------------------------------------------------
+# Narration of moves
+
+
+def test_every_move_is_narrated_and_the_menu_names_the_moves() -> None:
+    """A stacked deck (R3): you draw a 7 whose slot hides a King (forced, R13), put the
+    wild King on the Ace slot (R5, R6) over a Queen, which is discarded; greedy draws a 5
+    that turns up a Jack; your Ace may then displace the wild (R5)."""
+    config = make_config()
+    you = [Q, 2, 3, 4, 5, 6, K, 8, 9, 10]
+    greedy = [1, 2, 3, 4, J, 6, 7, 8, 9, 10]
+    deck = stacked_deck(config, [you, greedy], stock=[7, 5, 1])
+    out = io.StringIO()
+    code = play.play(config, [None, GreedyAgent()], input_fn=Script(["2"]), out=out, deck=deck)
+    text = out.getvalue()
+    assert code == 0
+    lines_in_order(
+        text,
+        [
+            "you draw 7",
+            "you place 7 and turn up K",
+            "   2  place K in slot 0 (A)",
+            "  11  place K in slot 9 (10)",
+            "  12  discard K",
+            "enter a number (x = 12), ? for help, q to quit",
+            play.PROMPT + "you place K in slot 0 (A) and turn up Q",
+            "you discard Q",
+            "player_1 (greedy) draws 5",
+            "player_1 (greedy) places 5 and turns up J",
+            "player_1 (greedy) discards J",
+            "you draw A",
+            "   2  place A in slot 0 (A), taking back the K",
+            "  12  discard A",
+        ],
+    )
+    assert "   8  place" not in text.split("you place 7", 1)[1].split(play.PROMPT, 1)[0]  # slot 6 is filled
+    assert re.search(r"^you +> +K\*  ", text, re.MULTILINE)  # the wild on the Ace slot in the table
+
+
+def test_completion_final_round_and_next_hand_of_a_match_are_narrated() -> None:
+    """Two-card layouts in a match (R9): you complete first (R5), the final round (R8)
+    follows, greedy takes the discarded Ace (R4) and fails; the hand is yours, your layout
+    shrinks to one card and the next hand is dealt to the next seat (starter rotate).
+    Played to the end with the lowest legal moves, the match has a winner (R10)."""
+    config = make_config(layout_size=2, match=True)
+    deck = stacked_deck(config, [[2, 1], [3, 4]], stock=[1])
+    out = io.StringIO()
+    code = play.play(config, [None, GreedyAgent()], input_fn=Script(out=out, autoplay=ALL), out=out, deck=deck)
+    text = out.getvalue()
+    assert code == 0
+    lines_in_order(
+        text,
+        [
+            "you draw A",
+            "you place A and turn up 2",
+            "you place 2 and turn up A",
+            "you complete the layout! The A goes on the discard pile (R5)",
+            "final round: every other player has one more turn (R8)",
+            "player_1 (greedy) takes the discard A",
+            "player_1 (greedy) places A and turns up 3",
+            "player_1 (greedy) discards 3",
+            "hand 1 won by you; layout sizes now: you 1, player_1 (greedy) 2",
+            "hand 2 is dealt; player_1 (greedy) plays first",
+        ],
+    )
+    assert re.search(r"^result: (you win|player_1 \(greedy\) wins) the match; your reward [+-]1$", text, re.MULTILINE)
+
+
+def test_a_reshuffle_is_announced_before_the_draw() -> None:
+    """R7: drawing from an empty stock first shuffles the discard pile, all but its top card, into
+    a new stock, and the narration says so. Rare in play, so the position is made by moving
+    the stock onto the discard pile of a fresh deal."""
+    config = make_config()
+    rng = np.random.default_rng(0)
+    state = core.new_game(config, rng)
+    state.discard, state.stock = state.stock[::-1], []
+    top = state.discard[-1]
+    lines = play.apply_and_describe(state, core.DRAW_STOCK, rng, ["you", "player_1 (greedy)"])
+    assert lines == [
+        "the stock is empty: the discard pile, all but its top card, is shuffled as a new stock (R7)",
+        f"you draw {core.RANK_NAMES[state.held]}",
+    ]
+    assert state.discard == [top]
+
+
+def test_a_whole_match_is_narrated_hand_by_hand() -> None:
+    """A match (R9) played to its end with the lowest legal moves: every hand's end names
+    its winners and the new layout sizes, the first player rotates (hand 3 is yours), the
+    result names the match winner (R10), and your moves read in the second person."""
+    code, text, _ = run(["--match", "--seed", "2"], autoplay=ALL)
+    assert code == 0
+    lines_in_order(text, ["hand 2 is dealt; player_1 (greedy) plays first", "hand 3 is dealt; you play first"])
+    ends = re.findall(r"^hand (\d+) won by (.+); layout sizes now: you (\d+), player_1 \(greedy\) (\d+)$", text, re.M)
+    assert len(ends) >= 9  # the winner's layout shrinks from 10 to 1 before the last hand
+    assert [int(hand) for hand, *_ in ends] == list(range(1, len(ends) + 1))  # no drawn hands with this seed
+    assert re.search(r"^result: (you win|player_1 \(greedy\) wins) the match; your reward [+-]1$", text, re.M)
+    assert not re.search(r"\byou (draws|takes|places|turns|discards|completes|plays|wins)\b", text)
+
+
+def test_a_game_without_choices_is_played_through() -> None:
+    """Seven Up (R11) has only forced moves (R13): the game is narrated to its end
+    without a single prompt."""
+    code, text, script = run(["--preset", "seven_up", "--seed", "3"])
+    assert code == 0
+    assert script.calls == 0
+    assert "your moves:" not in text
+    assert "result: " in text
+
+
+def test_opponents_fill_the_other_seats_in_order_repeating_the_last() -> None:
+    """``--opponents`` names the other seats in seat order; the last is repeated and the
+    number of players defaults to one more than the opponents named."""
+    _, text, _ = run(["--opponents", "random", "counter", "--seat", "1"])
+    assert text.startswith("Trash: 3 players, 10-card layouts, Kings wild, one hand. You are seat 1 against ")
+    assert "against player_0 (random) and player_2 (counter);" in text
+    _, text, _ = run(["--num-players", "4", "--opponents", "random"])
+    assert "against player_1 (random), player_2 (random) and player_3 (random);" in text
+
+
+# --------------------------------------------------------------------------
+# Public information only (R2)
+
+
+def choices(config: RulesConfig, deck: list[int], seed: int, human: int, count: int) -> list[GameState]:
+    """Copies of the state at the human's first ``count`` real choices (fewer if the game
+    ends first), replayed on the core
+    with greedy opponents, the generators ``agents.play`` uses, and the human always taking
+    the lowest legal action (as ``Script`` does)."""
+    rng = play.game_rng(seed)
+    agent_rngs = [play.agent_rng(seed, seat) for seat in range(config.num_players)]
+    observer = Observer(config)
+    state = core.new_game(config, rng, deck)
+    found = []
+    while len(found) < count:
+        core.play_forced(state, rng)
+        if state.phase == OVER:
+            break
+        seat = state.current
+        if seat == human:
+            found.append(core.clone(state))
+            action = core.legal_actions(state)[0]
+        else:
+            action = GreedyAgent().act(SeatView(state, seat, observer), agent_rngs[seat])
+        core.apply_action(state, action, rng)
+    return found
+
+
+def hidden_positions(state: GameState, deck: list[int]) -> list[int]:
+    """Deck positions (R3) of the cards nobody has seen: face-down slots and the stock."""
+    n = state.num_players
+    positions = []
+    for seat in range(n):
+        for slot, value in enumerate(state.up[seat]):
+            if value == FACE_DOWN:
+                position = slot * n + (seat - state.hand_first) % n
+                assert deck[position] == state.down[seat][slot]
+                positions.append(position)
+    rest = len(deck) - len(state.stock)
+    assert state.stock == deck[rest:][::-1], "no reshuffle (R7) yet"
+    return positions + list(range(rest, len(deck)))
+
+
+@pytest.mark.parametrize("human", [0, 1])
+@pytest.mark.parametrize("seed", range(4))
+def test_nothing_hidden_is_shown_before_your_choices(seed: int, human: int) -> None:
+    """R2: at each of your first choices (up to four), everything printed so far is the same when
+    the cards still unseen then (face-down slots, the stock) are rearranged so that every
+    unseen place holds another rank; and the table shown is the public table, with ``##``
+    for face-down cards and the stock as a count."""
+    config = make_config()
+    deck = core.shuffled_deck(config, np.random.default_rng([seed, 99]))
+    lineup = [GreedyAgent(), GreedyAgent()]
+    lineup[human] = None
+    states = choices(config, deck, seed, human, count=4)
+    assert states
+    for k, state in enumerate(states):
+        hidden = hidden_positions(state, deck)
+        # Each unseen place gets an unseen card of another rank: sorted by rank, shift by half.
+        order = sorted(hidden, key=lambda position: deck[position])
+        half = len(order) // 2
+        moved = deck[:]
+        for i, position in enumerate(order):
+            moved[position] = deck[order[(i + half) % len(order)]]
+        assert all(moved[position] != deck[position] for position in hidden)
+        texts = []
+        for stacked in (deck, moved):
+            out = io.StringIO()
+            script = Script(out=out, autoplay=k)  # answers k choices, then end of input at the next
+            assert play.play(config, lineup, seed, input_fn=script, out=out, deck=stacked) == 0
+            texts.append(out.getvalue())
+        assert texts[0] == texts[1]
+        shown = texts[0].rsplit("your moves:", 1)[0]
+        assert shown.rstrip().endswith(render_table(state, play.seat_names(lineup)))
+        assert f"stock {len(state.stock)} " in shown.rsplit("\n\n", 1)[1]
+
+
+# --------------------------------------------------------------------------
+# Arguments and the command line
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--preset", "nope"], "invalid choice: 'nope'"),
+        (["--opponents", "wizard"], "unknown agent 'wizard'"),
+        (["--opponents", "search:samples=0"], "search samples must be a positive integer"),
+        (["--seat", "5"], "--seat 5 is out of range: seats are 0..1 with 2 players"),
+        (["--seat", "-1"], "--seat -1 is out of range"),
+        (["--num-players", "9"], "num_players=9 is out of range (2..8)"),
+        (["--num-players", "2", "--opponents", "greedy", "counter"], "2 opponents named for 1 other seat(s)"),
+        (["--seed", "-1"], "--seed must be a non-negative integer"),
+        (["--seed", "x"], "argument --seed: invalid int value: 'x'"),
+        (["--opponents"], "argument --opponents: expected at least one argument"),
+    ],
+)
+def test_bad_arguments_exit_2_with_a_message(argv: list[str], message: str, capsys: pytest.CaptureFixture) -> None:
+    """Bad presets, configurations, agents and seats end with exit code 2 and a one-line
+    error on stderr (after argparse's usage line for its own errors), never a traceback."""
+    code, text, script = run(argv)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert script.calls == 0 and text == ""
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("trash-play: error: ") and message in last, err
+    assert "Traceback" not in err
+
+
+def test_module_entry_point_with_piped_input() -> None:
+    """``python -m agents.play`` runs with piped input: a refused ``d`` (seed 1 opens
+    with a King to place), then ``q``; exit code 0 and nothing on stderr."""
+    result = subprocess.run(
+        [sys.executable, "-m", "agents.play", "--seed", "1"],
+        input="d\nq\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert "you draw K" in result.stdout
+    assert "d is not a legal move now" in result.stdout
+    assert result.stdout.rstrip().endswith("you left the game.")
