@@ -9,9 +9,15 @@ The rules live in one pure core (:mod:`trash_env.core`, configured by
 environment ``trash_v0``.
 """
 
+import gymnasium
+
 from trash_env.config import PRESETS, RulesConfig, make_config
 from trash_env.records import replay
+from trash_env.single_agent import TrashSingleAgentEnv
 from trash_env.trash import env, raw_env
 
-__all__ = ["PRESETS", "RulesConfig", "env", "make_config", "raw_env", "replay"]
+__all__ = ["PRESETS", "RulesConfig", "TrashSingleAgentEnv", "env", "make_config", "raw_env", "replay"]
+
+if "TrashSingleAgent-v0" not in gymnasium.registry:
+    gymnasium.register(id="TrashSingleAgent-v0", entry_point="trash_env.single_agent:TrashSingleAgentEnv")
 __version__ = "0.1.0"

@@ -1,0 +1,239 @@
+"""
+# Trash, single agent (`TrashSingleAgent-v0`)
+
+## Description
+
+One learner seat plays Trash (RULES.md) against opponents that move inside
+`step()`, so every transition and reward is from the learner's point of view.
+This is the environment for Gymnasium-style learners such as Stable-Baselines3
+(MaskablePPO reads `action_masks()`). The learner is asked only at its real
+choices (R13: forced moves are played for it), opponents are asked at theirs.
+
+Opponents are agent objects with an `act(view, rng) -> action` method (every
+agent of the `agents` package) or plain callables `f(view, rng) -> action`,
+where `view` is a `trash_env.view.SeatView` of their seat. At every reset each
+opponent seat draws one of the given opponents uniformly (a pool for
+self-play). `set_opponents()` replaces the pool between episodes.
+
+## Action Space
+
+`Discrete(13)`, numbered as R13: 0 draw from the stock, 1 take the top
+discard, 2 + i place the held card in slot i, 12 discard. `action_masks()`
+returns the legal actions as a bool array (also in `info["action_mask"]`).
+An illegal action (possible only for learners that ignore masks, like plain
+PPO or DQN) ends the episode at once with reward `illegal_reward` (default
+-1) and `info["illegal_action"] = True`; it is never replaced by a legal one.
+
+## Observation Space
+
+`Box(0, 1, (61 + 44 n,), float32)`: the learner seat's observation of
+`trash_v0` (R15), the same named pieces and index table (see
+`trash_env.trash` and `trash_env.observation.Observer`), learner first.
+
+## Rewards
+
+R10 from the learner's seat, at the end: +1 if it won the hand (in a match:
+the match), -1 if another seat did, 0 on a draw. 0 on every other step.
+
+## Starting State
+
+A shuffled deck (or `reset(options={"deck": [...]})`), dealt as R3. The
+learner's seat is `learner_seat`, or drawn uniformly at each reset when it is
+`None` (default). Opponents before the learner play their turns inside
+`reset()`. R13: if the learner would have no real choice in the whole episode,
+its first move is asked even though it is forced; a deal on which the learner
+would not move at all (another seat wins before the learner's first turn) is
+replaced by the next deal.
+
+## Episode End
+
+Terminated when the hand (match) ends, or on an illegal action; truncated as
+a draw at `max_turns` (R7).
+
+## Arguments
+
+`TrashSingleAgentEnv(preset="standard", opponents=None, learner_seat=None,
+render_mode=None, illegal_reward=-1.0, **overrides)`: `opponents` is a
+sequence of agents or callables (default: one uniformly random legal player);
+`**overrides` are rules fields as in `trash_env.env()`.
+
+## Version History
+
+* v0: Initial release.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from trash_env import core
+from trash_env.config import RulesConfig, make_config
+from trash_env.observation import Observer
+from trash_env.render import render_table
+from trash_env.view import SeatView
+
+Opponent = Any  # an object with act(view, rng) -> int, or a callable (view, rng) -> int
+_MAX_REDEALS = 100
+
+
+def uniform_random_opponent(view: SeatView, rng: np.random.Generator) -> int:
+    """The default opponent: uniform over the legal actions."""
+    return view.legal_actions[int(rng.integers(len(view.legal_actions)))]
+
+
+def _as_policy(opponent: Opponent) -> Callable[[SeatView, np.random.Generator], int]:
+    act = getattr(opponent, "act", None)
+    if callable(act):
+        return act
+    if callable(opponent):
+        return opponent
+    raise ValueError(f"an opponent must have an act(view, rng) method or be a callable, got {opponent!r}")
+
+
+class TrashSingleAgentEnv(gymnasium.Env):
+    """One learner seat against opponents played inside ``step``. See the module docstring."""
+
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 2}
+
+    def __init__(
+        self,
+        preset: str = "standard",
+        opponents: Sequence[Opponent] | None = None,
+        learner_seat: int | None = None,
+        render_mode: str | None = None,
+        illegal_reward: float = -1.0,
+        **overrides: Any,
+    ) -> None:
+        self.config: RulesConfig = make_config(preset, **overrides)
+        self.preset = preset
+        n = self.config.num_players
+        if learner_seat is not None and (
+            isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < n
+        ):
+            raise ValueError(f"learner_seat={learner_seat!r} must be None or a seat 0..{n - 1}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} is not one of {[None, *self.metadata['render_modes']]}")
+        self.learner_seat_option = learner_seat
+        self.render_mode = render_mode
+        self.illegal_reward = float(illegal_reward)
+        self.set_opponents(opponents if opponents is not None else [uniform_random_opponent])
+        self.observer = Observer(self.config)
+        self.observation_space = spaces.Box(0.0, 1.0, (self.observer.size,), np.float32)
+        self.action_space = spaces.Discrete(core.NUM_ACTIONS)
+        self.state: core.GameState | None = None
+        self.seat = 0
+        self._legal: list[int] = []
+
+    def set_opponents(self, opponents: Sequence[Opponent]) -> None:
+        """Replace the opponent pool; takes effect at the next reset."""
+        policies = [_as_policy(o) for o in opponents]
+        if not policies:
+            raise ValueError("opponents must hold at least one opponent")
+        self._pool = policies
+
+    # ------------------------------------------------------------------ episode
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        deck = options.get("deck") if options else None
+        if deck is not None:
+            deck = core.check_deck(self.config, deck)
+        for _ in range(_MAX_REDEALS):
+            if self._deal(deck):
+                return self._observation(), self._info()
+            deck = None  # the learner would not move at all on this deal: take the next one
+        raise RuntimeError(f"no deal in {_MAX_REDEALS} gave the learner a move")
+
+    def _deal(self, deck: list[int] | None) -> bool:
+        """Deal an episode and advance to the learner's first real choice (R13)."""
+        n = self.config.num_players
+        rng = self.np_random
+        self.episode_seed = int(rng.integers(2**63))
+        if self.learner_seat_option is None:
+            self.seat = int(rng.integers(n))
+        else:
+            self.seat = self.learner_seat_option
+        seat_opponents = [self._pool[int(rng.integers(len(self._pool)))] for _ in range(n)]
+        self._opponents = seat_opponents
+        self._start(deck)
+        if self._advance():
+            return True
+        # No real choice for the learner in the whole episode: deal it again and stop
+        # at the learner's first move, forced or not.
+        self._start(deck)
+        return self._advance(first_move=True)
+
+    def _start(self, deck: list[int] | None) -> None:
+        self._game_rng = np.random.default_rng(self.episode_seed)
+        self._opponent_rng = np.random.default_rng([self.episode_seed, 1])
+        self.state = core.new_game(self.config, self._game_rng, deck)
+
+    def _advance(self, first_move: bool = False) -> bool:
+        """Play forced moves and opponents until the learner must choose; False if the
+        game ends first. With ``first_move`` stop at any move of the learner."""
+        state, rng = self.state, self._game_rng
+        while state.phase != core.OVER:
+            if state.current == self.seat:
+                legal = core.legal_actions(state)
+                if len(legal) > 1 or first_move:
+                    self._legal = legal
+                    return True
+                core.apply_action(state, legal[0], rng)
+                continue
+            forced = core.forced_action(state)
+            if forced >= 0:
+                core.apply_action(state, forced, rng)
+                continue
+            view = SeatView(state, state.current, self.observer)
+            core.apply_action(state, self._opponents[state.current](view, self._opponent_rng), rng)
+        return False
+
+    def step(self, action: Any):
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        if self.state.phase == core.OVER or not self._legal:
+            raise RuntimeError("the episode is over: call reset()")
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action.item()
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"an action is an integer 0..{core.NUM_ACTIONS - 1}, got {action!r}")
+        if action not in self._legal:
+            self._legal = []
+            info = {**self._info(), "illegal_action": True, "action_mask": np.zeros(core.NUM_ACTIONS, bool)}
+            return self._observation(), self.illegal_reward, True, False, info
+        core.apply_action(self.state, int(action), self._game_rng)
+        if self._advance():
+            return self._observation(), 0.0, False, False, self._info()
+        self._legal = []
+        reward = core.returns(self.state)[self.seat]
+        truncated = self.state.truncated
+        return self._observation(), reward, not truncated, truncated, self._info()
+
+    # ------------------------------------------------------------------ views
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of the learner now, as bools (sb3-contrib's MaskablePPO API)."""
+        mask = np.zeros(core.NUM_ACTIONS, dtype=bool)
+        mask[self._legal] = True
+        return mask
+
+    def _observation(self) -> np.ndarray:
+        return self.observer.encode(self.state, self.seat)
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self.action_masks(), "seat": self.seat}
+
+    def render(self) -> str | None:
+        if self.render_mode is None or self.state is None:
+            return None
+        names = [("learner" if s == self.seat else f"seat_{s}") for s in range(self.config.num_players)]
+        text = render_table(self.state, names)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
