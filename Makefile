@@ -3,15 +3,21 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test bench lint clean
+.PHONY: train demo test bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,eval,bench]"
+	# The CPU build of torch first: a plain `torch` requirement could pull a multi-GB CUDA build.
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e ".[dev,eval,bench,train]"
 	touch $@
 
-## The main job: watch a rendered game between random legal players.
+## The main job: train MaskablePPO on a small budget, then print its evaluation table.
+train: $(VENV)/.installed
+	$(PY) train.py
+
+## Watch a rendered game between random legal players.
 demo: $(VENV)/.installed
 	$(PY) -m trash_env.demo
 
@@ -23,6 +29,7 @@ test: $(VENV)/.installed
 ## Speed figures for the README.
 bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_env.py
+	$(PY) benchmarks/bench_eval.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -90,7 +90,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     summary = summarize(results, bootstrap=args.bootstrap, seed=args.seed)
-    print_tables(summary, config, args)
+    mode = "independent" if args.independent else "duplicate"
+    kind = "matches" if config.match else "hands"
+    players = config.num_players
+    print_summary(
+        summary, f"{args.preset}, {players} players, {kind}, {args.deals} {mode} deals per pair, seed {args.seed}"
+    )
     settings = {
         "agents": args.agents,
         "config": config.to_dict(),
@@ -135,14 +140,12 @@ def _interval(data: dict[str, float] | Interval | None, digits: int = 3) -> str:
     return f"{d['mean']:+.{digits}f} [{d['low']:+.{digits}f}, {d['high']:+.{digits}f}]"
 
 
-def print_tables(summary: dict[str, Any], config: RulesConfig, args: argparse.Namespace) -> None:
+def print_summary(summary: dict[str, Any], title: str) -> None:
+    """The agents, pairs and per-seat tables of a summary, in the terminal."""
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
-    mode = "independent" if args.independent else "duplicate"
-    kind = "matches" if config.match else "hands"
-    title = f"{args.preset}, {config.num_players} players, {kind}, {args.deals} {mode} deals per pair, seed {args.seed}"
+    console = Console(width=None if sys.stdout.isatty() else 120)
     agents = Table(title=title)
     for column in ("agent", "seat-games", "win rate", "mean reward [95% CI]", "rating (Elo) [95% CI]"):
         agents.add_column(column, justify="left" if column == "agent" else "right")

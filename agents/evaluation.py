@@ -71,10 +71,17 @@ def _deal_seed(seed: int, deal: int, rotation: int, duplicate: bool) -> list[int
 
 
 def play_deals(
-    config: RulesConfig, pair: tuple[str, str], deals: Sequence[int], seed: int, duplicate: bool
+    config: RulesConfig,
+    pair: tuple[str, str],
+    deals: Sequence[int],
+    seed: int,
+    duplicate: bool,
+    prebuilt: dict[str, Agent] | None = None,
 ) -> list[GameResult]:
-    """Every rotation of ``pair``'s lineup on each deal in ``deals``."""
-    agents = {spec: make_agent(spec) for spec in pair}
+    """Every rotation of ``pair``'s lineup on each deal in ``deals``. Agents are made
+    from their specs, except those given in ``prebuilt`` (spec -> agent)."""
+    prebuilt = prebuilt or {}
+    agents = {spec: prebuilt[spec] if spec in prebuilt else make_agent(spec) for spec in pair}
     for agent in agents.values():
         agent.check_config(config)
     observer = Observer(config)
@@ -129,25 +136,29 @@ def run_pairings(
     duplicate: bool = True,
     workers: int = 1,
     on_progress: Callable[[int], None] | None = None,
+    prebuilt: dict[str, Agent] | None = None,
 ) -> list[GameResult]:
-    """Like :func:`run_tournament`, for given pairs (a pair may hold one agent twice)."""
+    """Like :func:`run_tournament`, for given pairs (a pair may hold one agent twice);
+    ``prebuilt`` maps specs to agent objects to use instead of making them (for
+    example a policy being trained)."""
     if deals < 1:
         raise ValueError(f"deals must be at least 1, got {deals}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
+    prebuilt = prebuilt or {}
     for spec in {spec for pair in pairs for spec in pair}:  # fail early, here, on a bad spec or configuration
-        make_agent(spec).check_config(config)
+        (prebuilt[spec] if spec in prebuilt else make_agent(spec)).check_config(config)
     batch = max(1, min(64, deals // (workers * 8) or 1))
     jobs = [(pair, range(start, min(start + batch, deals))) for pair in pairs for start in range(0, deals, batch)]
     results: list[GameResult] = []
     if workers == 1:
         for pair, chunk in jobs:
-            results += play_deals(config, pair, chunk, seed, duplicate)
+            results += play_deals(config, pair, chunk, seed, duplicate, prebuilt)
             if on_progress:
                 on_progress(len(chunk))
     else:
         with ProcessPoolExecutor(max_workers=min(workers, os.cpu_count() or 1)) as pool:
-            futures = [pool.submit(play_deals, config, pair, chunk, seed, duplicate) for pair, chunk in jobs]
+            futures = [pool.submit(play_deals, config, pair, chunk, seed, duplicate, prebuilt) for pair, chunk in jobs]
             for future, (_, chunk) in zip(futures, jobs):
                 results += future.result()
                 if on_progress:

@@ -1,10 +1,12 @@
 """Agents by name: ``random``, ``greedy``, ``counter``, ``search`` (with an optional
-budget, ``search:samples=32,rollouts=2``), for the evaluation and play commands."""
+budget, ``search:samples=32,rollouts=2``), or a trained policy by file path, for the
+evaluation and play commands."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from agents.base import Agent
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
@@ -26,14 +28,19 @@ BASELINES["search"] = _search
 
 
 def make_agent(spec: str) -> Agent:
-    """An agent from its spec: a baseline name, optionally with ``:key=value,...`` options.
+    """An agent from its spec: a baseline name, optionally with ``:key=value,...`` options,
+    or the path of a policy file saved by ``train.py`` (a ``.zip``).
 
     >>> make_agent("greedy").name
     'greedy'
     """
+    if spec.endswith(".zip") or Path(spec).is_file():
+        from agents.learned import LearnedAgent
+
+        return LearnedAgent.load(spec)
     name, _, options = spec.partition(":")
     if name not in BASELINES:
-        raise ValueError(f"unknown agent {spec!r}: baselines are {sorted(BASELINES)}")
+        raise ValueError(f"unknown agent {spec!r}: baselines are {sorted(BASELINES)}, or give a policy file (.zip)")
     kwargs: dict[str, int] = {}
     for item in filter(None, options.split(",")):
         key, sep, value = item.partition("=")

@@ -64,6 +64,7 @@ sequence of agents or callables (default: one uniformly random legal player);
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -112,10 +113,14 @@ class TrashSingleAgentEnv(gymnasium.Env):
         self.config: RulesConfig = make_config(preset, **overrides)
         self.preset = preset
         n = self.config.num_players
-        if learner_seat is not None and (
-            isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < n
-        ):
-            raise ValueError(f"learner_seat={learner_seat!r} must be None or a seat 0..{n - 1}")
+        if learner_seat is not None:
+            if (
+                isinstance(learner_seat, bool)
+                or not isinstance(learner_seat, numbers.Integral)
+                or not 0 <= learner_seat < n
+            ):
+                raise ValueError(f"learner_seat={learner_seat!r} must be None or a seat 0..{n - 1}")
+            learner_seat = int(learner_seat)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not one of {[None, *self.metadata['render_modes']]}")
         self.learner_seat_option = learner_seat
@@ -131,6 +136,8 @@ class TrashSingleAgentEnv(gymnasium.Env):
 
     def set_opponents(self, opponents: Sequence[Opponent]) -> None:
         """Replace the opponent pool; takes effect at the next reset."""
+        if isinstance(opponents, (str, bytes)) or not isinstance(opponents, Sequence):
+            raise ValueError(f"opponents must be a sequence (a pool) of opponents, got {opponents!r}")
         policies = [_as_policy(o) for o in opponents]
         if not policies:
             raise ValueError("opponents must hold at least one opponent")
@@ -145,9 +152,14 @@ class TrashSingleAgentEnv(gymnasium.Env):
             deck = core.check_deck(self.config, deck)
         for _ in range(_MAX_REDEALS):
             if self._deal(deck):
+                if self.render_mode == "human":
+                    self.render()
                 return self._observation(), self._info()
             deck = None  # the learner would not move at all on this deal: take the next one
-        raise RuntimeError(f"no deal in {_MAX_REDEALS} gave the learner a move")
+        raise RuntimeError(
+            f"no deal in {_MAX_REDEALS} gave the learner a move (max_turns={self.config.max_turns} "
+            f"may end every game before seat {self.seat} plays)"
+        )
 
     def _deal(self, deck: list[int] | None) -> bool:
         """Deal an episode and advance to the learner's first real choice (R13)."""
@@ -207,7 +219,10 @@ class TrashSingleAgentEnv(gymnasium.Env):
             info = {**self._info(), "illegal_action": True, "action_mask": np.zeros(core.NUM_ACTIONS, bool)}
             return self._observation(), self.illegal_reward, True, False, info
         core.apply_action(self.state, int(action), self._game_rng)
-        if self._advance():
+        learner_to_act = self._advance()
+        if self.render_mode == "human":
+            self.render()
+        if learner_to_act:
             return self._observation(), 0.0, False, False, self._info()
         self._legal = []
         reward = core.returns(self.state)[self.seat]

@@ -1,0 +1,334 @@
+"""Train a Trash agent with Stable-Baselines3 and evaluate it against the baselines.
+
+    python train.py                                   # MaskablePPO, standard, 2 players, small budget
+    python train.py --algo ppo --total-timesteps 300000
+    python train.py --self-play --opponents greedy    # greedy plus frozen snapshots of the learner
+    python train.py --resume runs/NAME/checkpoints/step_50000.zip --total-timesteps 300000
+    python train.py --help
+
+Reads top to bottom: arguments, seeding, environments, the model, callbacks
+(duplicate-deal evaluation, checkpoints, self-play), training, the final
+evaluation table and the learning curve. Everything a run writes goes to
+``runs/NAME/``: ``policy.zip`` (the trained policy, with its configuration),
+``checkpoints/``, ``tb/`` (TensorBoard), ``eval_history.json``,
+``final_eval.json`` and ``learning_curve.png``.
+
+Needs the ``train`` and ``eval`` extras (``pip install -e '.[train,eval]'``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import tyro
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.utils import set_random_seed
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+from agents.evaluate import parse_overrides, print_summary, write_json
+from agents.evaluation import run_pairings
+from agents.learned import LearnedAgent, algorithms, check_compatible, policy_metadata, read_metadata, save_policy
+from agents.registry import make_agent
+from agents.stats import pair_summaries, summarize
+from trash_env.config import RulesConfig, make_config
+from trash_env.single_agent import TrashSingleAgentEnv
+
+ALGORITHMS = {"maskable_ppo": "MaskablePPO", "ppo": "PPO", "dqn": "DQN"}
+
+
+@dataclass
+class Args:
+    """Training settings; every field is a command-line flag (``--total-timesteps`` ...)."""
+
+    run_name: str = ""
+    """name of the run folder under out_dir (default: preset, players, algorithm, seed)"""
+    out_dir: Path = Path("runs")
+    """where runs are written"""
+    preset: str = "standard"
+    """rules preset (R11)"""
+    num_players: int = 2
+    """players at the table; the learner takes one seat, drawn each episode"""
+    match: bool = False
+    """play matches of hands (R9) instead of single hands"""
+    overrides: list[str] = field(default_factory=list)
+    """more rules fields as FIELD=VALUE"""
+    algo: Literal["maskable_ppo", "ppo", "dqn"] = "maskable_ppo"
+    """MaskablePPO uses action masks; PPO and DQN do not, and an illegal action ends the episode with -1"""
+    total_timesteps: int = 150_000
+    """learner decisions to train for, in all (a resumed run continues its count)"""
+    n_envs: int = 4
+    """parallel environments"""
+    subproc: bool = False
+    """run the environments in subprocesses (SubprocVecEnv) instead of in this process"""
+    seed: int = 0
+    """seeds the environments, the model and every evaluation"""
+    opponents: list[str] = field(default_factory=lambda: ["random", "greedy"])
+    """baseline opponents; each opponent seat draws one per episode"""
+    self_play: bool = False
+    """add frozen snapshots of the learner to the opponent pool"""
+    snapshot_every: int = 50_000
+    """timesteps between self-play snapshots"""
+    pool_size: int = 4
+    """self-play snapshots kept in the pool (newest)"""
+    learning_rate: float = 3e-4
+    """optimizer step size"""
+    n_steps: int = 512
+    """PPO: steps per environment per update"""
+    batch_size: int = 256
+    """minibatch size"""
+    gamma: float = 0.995
+    """discount; the only reward comes at the end of the hand"""
+    ent_coef: float = 0.01
+    """PPO: entropy bonus"""
+    net_arch: list[int] = field(default_factory=lambda: [128, 128])
+    """hidden layers of the policy (and value) network"""
+    eval_every: int = 25_000
+    """timesteps between evaluations against the baselines (0: none)"""
+    eval_deals: int = 300
+    """duplicate deals per baseline at each periodic evaluation"""
+    eval_baselines: list[str] = field(default_factory=lambda: ["random", "greedy"])
+    """baselines the policy is evaluated against"""
+    final_eval_deals: int = 2000
+    """duplicate deals per baseline in the final evaluation"""
+    eval_workers: int = 2
+    """processes for the final evaluation"""
+    checkpoint_every: int = 50_000
+    """timesteps between checkpoints (0: none)"""
+    resume: Path | None = None
+    """a checkpoint or policy file to continue training from"""
+    progress_bar: bool = True
+    """SB3's progress bar"""
+    tensorboard: bool = True
+    """write TensorBoard logs to runs/NAME/tb"""
+
+
+def build_config(args: Args) -> RulesConfig:
+    return make_config(args.preset, num_players=args.num_players, match=args.match, **parse_overrides(args.overrides))
+
+
+def make_env_factory(args: Args, opponents: list[Any]):
+    rules = {"num_players": args.num_players, "match": args.match, **parse_overrides(args.overrides)}
+    return lambda: TrashSingleAgentEnv(args.preset, opponents=opponents, **rules)
+
+
+def make_model(args: Args, vec_env: Any, run_dir: Path) -> Any:
+    algorithm = algorithms()[ALGORITHMS[args.algo]]
+    tensorboard_log = str(run_dir / "tb") if args.tensorboard else None
+    common = {"learning_rate": args.learning_rate, "gamma": args.gamma, "seed": args.seed, "verbose": 0}
+    if args.algo == "dqn":
+        return algorithm(
+            "MlpPolicy",
+            vec_env,
+            buffer_size=100_000,
+            learning_starts=2_000,
+            batch_size=args.batch_size,
+            exploration_fraction=0.3,
+            target_update_interval=2_000,
+            train_freq=4,
+            policy_kwargs={"net_arch": args.net_arch},
+            tensorboard_log=tensorboard_log,
+            **common,
+        )
+    return algorithm(
+        "MlpPolicy",
+        vec_env,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        ent_coef=args.ent_coef,
+        policy_kwargs={"net_arch": {"pi": args.net_arch, "vf": args.net_arch}},
+        tensorboard_log=tensorboard_log,
+        **common,
+    )
+
+
+class DuplicateEvalCallback(BaseCallback):
+    """Every ``every`` timesteps: the current policy against each baseline on duplicate
+    deals; the score difference and its 95% interval go to TensorBoard and stdout."""
+
+    def __init__(
+        self,
+        config: RulesConfig,
+        metadata: dict[str, Any],
+        baselines: list[str],
+        deals: int,
+        every: int,
+        seed: int,
+        history: list[dict[str, Any]],
+    ) -> None:
+        super().__init__()
+        self.config, self.metadata, self.baselines = config, metadata, baselines
+        self.deals, self.every, self.seed, self.history = deals, every, seed, history
+        self.last = 0
+
+    def _on_step(self) -> bool:
+        if self.every and self.num_timesteps - self.last >= self.every:
+            self.last = self.num_timesteps
+            self.evaluate()
+        return True
+
+    def evaluate(self) -> None:
+        agent = LearnedAgent(self.model, self.metadata, name="policy")
+        pairs = [("policy", baseline) for baseline in self.baselines]
+        results = run_pairings(self.config, pairs, self.deals, seed=self.seed, prebuilt={"policy": agent})
+        row: dict[str, Any] = {"timesteps": int(self.num_timesteps)}
+        for pair in pair_summaries(results):
+            diff = pair.score_difference
+            row[pair.second] = {"mean": diff.mean, "low": diff.low, "high": diff.high}
+            self.logger.record(f"eval/score_vs_{pair.second}", diff.mean)
+            self.logger.record(f"eval/score_vs_{pair.second}_low", diff.low)
+        self.history.append(row)
+        scores = ", ".join(
+            f"vs {b}: {row[b]['mean']:+.3f} [{row[b]['low']:+.3f}, {row[b]['high']:+.3f}]" for b in self.baselines
+        )
+        print(f"[eval @ {self.num_timesteps:,} steps, {self.deals} duplicate deals] {scores}", flush=True)
+
+
+class PolicyCheckpoint(BaseCallback):
+    """Saves the policy with its metadata every ``every`` timesteps (and, for self-play,
+    adds the snapshot to the opponent pool of every environment)."""
+
+    def __init__(
+        self,
+        folder: Path,
+        every: int,
+        config: RulesConfig,
+        preset: str,
+        pool: list[Any] | None = None,
+        base_opponents: list[Any] | None = None,
+        pool_size: int = 0,
+    ) -> None:
+        super().__init__()
+        self.folder, self.every, self.config, self.preset = folder, every, config, preset
+        self.pool, self.base_opponents, self.pool_size = pool, base_opponents or [], pool_size
+        self.last = 0
+
+    def _on_step(self) -> bool:
+        if self.every and self.num_timesteps - self.last >= self.every:
+            self.last = self.num_timesteps
+            path = save_policy(self.model, self.folder / f"step_{self.num_timesteps}.zip", self.config, self.preset)
+            if self.pool is not None:
+                self.pool.append(LearnedAgent.load(path, name=f"snapshot_{self.num_timesteps}"))
+                del self.pool[: -self.pool_size]
+                self.training_env.env_method("set_opponents", self.base_opponents + self.pool)
+        return True
+
+
+def plot_learning_curve(history: list[dict[str, Any]], baselines: list[str], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4))
+    steps = [row["timesteps"] for row in history]
+    for baseline in baselines:
+        mean = np.array([row[baseline]["mean"] for row in history])
+        axes.plot(steps, mean, marker="o", label=f"vs {baseline}")
+        axes.fill_between(
+            steps, [row[baseline]["low"] for row in history], [row[baseline]["high"] for row in history], alpha=0.2
+        )
+    axes.axhline(0, color="grey", linewidth=0.8)
+    axes.set_xlabel("timesteps (learner decisions)")
+    axes.set_ylabel("score difference per deal (95% CI)")
+    axes.set_title(title)
+    axes.legend()
+    axes.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+def main(args: Args) -> dict[str, Any]:
+    config = build_config(args)
+    run_name = args.run_name or f"{args.preset}_{args.num_players}p_{args.algo}_seed{args.seed}"
+    run_dir = args.out_dir / run_name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "args.json").write_text(json.dumps(asdict(args), default=str, indent=2))
+    set_random_seed(args.seed)
+
+    # Opponents: baselines by name, plus self-play snapshots as training goes.
+    base_opponents = [make_agent(spec) for spec in args.opponents]
+    for opponent in base_opponents:
+        opponent.check_config(config)
+    vec_env = make_vec_env(
+        make_env_factory(args, base_opponents),
+        n_envs=args.n_envs,
+        seed=args.seed,
+        vec_env_cls=SubprocVecEnv if args.subproc else DummyVecEnv,
+    )
+
+    if args.resume is not None:
+        metadata = read_metadata(args.resume)
+        check_compatible(metadata, config, source=f"checkpoint {args.resume}")
+        if metadata["algorithm"] != ALGORITHMS[args.algo]:
+            raise ValueError(f"{args.resume} was trained with {metadata['algorithm']}, not {ALGORITHMS[args.algo]}")
+        model = algorithms()[metadata["algorithm"]].load(
+            str(args.resume),
+            env=vec_env,
+            device="cpu",
+            tensorboard_log=str(run_dir / "tb") if args.tensorboard else None,
+        )
+        print(f"resuming {args.resume} at {model.num_timesteps:,} timesteps")
+    else:
+        model = make_model(args, vec_env, run_dir)
+
+    history: list[dict[str, Any]] = []
+    pool: list[Any] | None = [] if args.self_play else None
+    metadata = policy_metadata(model, config, args.preset)
+    callbacks = [
+        DuplicateEvalCallback(
+            config, metadata, args.eval_baselines, args.eval_deals, args.eval_every, args.seed, history
+        ),
+        PolicyCheckpoint(run_dir / "checkpoints", args.checkpoint_every, config, args.preset),
+    ]
+    if args.self_play:
+        callbacks.append(
+            PolicyCheckpoint(
+                run_dir / "snapshots", args.snapshot_every, config, args.preset, pool, base_opponents, args.pool_size
+            )
+        )
+
+    remaining = args.total_timesteps - model.num_timesteps
+    start = time.perf_counter()
+    if remaining > 0:
+        model.learn(
+            remaining,
+            callback=CallbackList(callbacks),
+            progress_bar=args.progress_bar,
+            reset_num_timesteps=args.resume is None,
+            tb_log_name=args.algo,
+        )
+    train_seconds = time.perf_counter() - start
+    callbacks[0].evaluate()  # the final point of the learning curve
+    policy_path = save_policy(model, run_dir / "policy.zip", config, args.preset, train_seconds=train_seconds)
+    vec_env.close()
+    print(f"trained {model.num_timesteps:,} timesteps in {train_seconds:.0f} s; policy saved to {policy_path}")
+
+    # Final evaluation: the saved policy (as any user would load it) against every baseline.
+    spec = str(policy_path)
+    results = run_pairings(
+        config,
+        [(spec, b) for b in args.eval_baselines],
+        args.final_eval_deals,
+        seed=args.seed + 1,
+        workers=args.eval_workers,
+    )
+    summary = summarize(results, seed=args.seed)
+    print_summary(summary, f"{policy_path} vs baselines, {args.final_eval_deals} duplicate deals per baseline")
+    write_json(run_dir / "final_eval.json", {"policy": spec, "deals": args.final_eval_deals, **summary})
+    write_json(run_dir / "eval_history.json", {"history": history})
+    if history:
+        plot_learning_curve(
+            history, args.eval_baselines, run_dir / "learning_curve.png", f"{run_name}: score vs baselines"
+        )
+    return {"policy": policy_path, "summary": summary, "history": history, "timesteps": model.num_timesteps}
+
+
+if __name__ == "__main__":
+    main(tyro.cli(Args))
