@@ -28,6 +28,7 @@ import numpy as np
 import tyro
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.logger import configure as configure_logger
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
@@ -108,12 +109,17 @@ class Args:
     """write TensorBoard logs to runs/NAME/tb"""
 
 
+def rules_fields(args: Args) -> dict[str, Any]:
+    """--num-players and --match, then any --overrides on top (the same for config and envs)."""
+    return {"num_players": args.num_players, "match": args.match, **parse_overrides(args.overrides)}
+
+
 def build_config(args: Args) -> RulesConfig:
-    return make_config(args.preset, num_players=args.num_players, match=args.match, **parse_overrides(args.overrides))
+    return make_config(args.preset, **rules_fields(args))
 
 
 def make_env_factory(args: Args, opponents: list[Any]):
-    rules = {"num_players": args.num_players, "match": args.match, **parse_overrides(args.overrides)}
+    rules = rules_fields(args)
     return lambda: TrashSingleAgentEnv(args.preset, opponents=opponents, **rules)
 
 
@@ -166,6 +172,9 @@ class DuplicateEvalCallback(BaseCallback):
         self.deals, self.every, self.seed, self.history = deals, every, seed, history
         self.last = 0
 
+    def _on_training_start(self) -> None:
+        self.last = self.num_timesteps  # a resumed run keeps its spacing
+
     def _on_step(self) -> bool:
         if self.every and self.num_timesteps - self.last >= self.every:
             self.last = self.num_timesteps
@@ -176,7 +185,7 @@ class DuplicateEvalCallback(BaseCallback):
         agent = LearnedAgent(self.model, self.metadata, name="policy")
         pairs = [("policy", baseline) for baseline in self.baselines]
         results = run_pairings(self.config, pairs, self.deals, seed=self.seed, prebuilt={"policy": agent})
-        row: dict[str, Any] = {"timesteps": int(self.num_timesteps)}
+        row: dict[str, Any] = {"timesteps": int(self.model.num_timesteps)}
         for pair in pair_summaries(results):
             diff = pair.score_difference
             row[pair.second] = {"mean": diff.mean, "low": diff.low, "high": diff.high}
@@ -186,7 +195,7 @@ class DuplicateEvalCallback(BaseCallback):
         scores = ", ".join(
             f"vs {b}: {row[b]['mean']:+.3f} [{row[b]['low']:+.3f}, {row[b]['high']:+.3f}]" for b in self.baselines
         )
-        print(f"[eval @ {self.num_timesteps:,} steps, {self.deals} duplicate deals] {scores}", flush=True)
+        print(f"[eval @ {self.model.num_timesteps:,} steps, {self.deals} duplicate deals] {scores}", flush=True)
 
 
 class PolicyCheckpoint(BaseCallback):
@@ -208,13 +217,16 @@ class PolicyCheckpoint(BaseCallback):
         self.pool, self.base_opponents, self.pool_size = pool, base_opponents or [], pool_size
         self.last = 0
 
+    def _on_training_start(self) -> None:
+        self.last = self.num_timesteps  # a resumed run keeps its spacing
+
     def _on_step(self) -> bool:
         if self.every and self.num_timesteps - self.last >= self.every:
             self.last = self.num_timesteps
             path = save_policy(self.model, self.folder / f"step_{self.num_timesteps}.zip", self.config, self.preset)
             if self.pool is not None:
                 self.pool.append(LearnedAgent.load(path, name=f"snapshot_{self.num_timesteps}"))
-                del self.pool[: -self.pool_size]
+                del self.pool[: max(0, len(self.pool) - self.pool_size)]
                 self.training_env.env_method("set_opponents", self.base_opponents + self.pool)
         return True
 
@@ -246,6 +258,16 @@ def plot_learning_curve(history: list[dict[str, Any]], baselines: list[str], pat
 
 def main(args: Args) -> dict[str, Any]:
     config = build_config(args)
+    if args.self_play and args.pool_size < 1:
+        raise ValueError(f"--pool-size must be at least 1 with --self-play, got {args.pool_size}")
+    resume_metadata = None
+    if args.resume is not None:  # check before anything is written
+        resume_metadata = read_metadata(args.resume)
+        check_compatible(resume_metadata, config, source=f"checkpoint {args.resume}")
+        if resume_metadata["algorithm"] != ALGORITHMS[args.algo]:
+            raise ValueError(
+                f"{args.resume} was trained with {resume_metadata['algorithm']}, not {ALGORITHMS[args.algo]}"
+            )
     run_name = args.run_name or f"{args.preset}_{args.num_players}p_{args.algo}_seed{args.seed}"
     run_dir = args.out_dir / run_name
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -263,12 +285,8 @@ def main(args: Args) -> dict[str, Any]:
         vec_env_cls=SubprocVecEnv if args.subproc else DummyVecEnv,
     )
 
-    if args.resume is not None:
-        metadata = read_metadata(args.resume)
-        check_compatible(metadata, config, source=f"checkpoint {args.resume}")
-        if metadata["algorithm"] != ALGORITHMS[args.algo]:
-            raise ValueError(f"{args.resume} was trained with {metadata['algorithm']}, not {ALGORITHMS[args.algo]}")
-        model = algorithms()[metadata["algorithm"]].load(
+    if resume_metadata is not None:
+        model = algorithms()[resume_metadata["algorithm"]].load(
             str(args.resume),
             env=vec_env,
             device="cpu",
@@ -279,6 +297,11 @@ def main(args: Args) -> dict[str, Any]:
         model = make_model(args, vec_env, run_dir)
 
     history: list[dict[str, Any]] = []
+    previous = run_dir / "eval_history.json"
+    if args.resume is not None and previous.is_file():  # a resumed run extends its learning curve
+        history += [
+            row for row in json.loads(previous.read_text())["history"] if row["timesteps"] < model.num_timesteps
+        ]
     pool: list[Any] | None = [] if args.self_play else None
     metadata = policy_metadata(model, config, args.preset)
     callbacks = [
@@ -295,11 +318,15 @@ def main(args: Args) -> dict[str, Any]:
         )
 
     remaining = args.total_timesteps - model.num_timesteps
+    callback = CallbackList(callbacks)
+    if remaining <= 0:  # nothing left to train: the final evaluation still needs a set-up callback
+        model.set_logger(configure_logger(None, []))
+        callback.init_callback(model)
     start = time.perf_counter()
     if remaining > 0:
         model.learn(
             remaining,
-            callback=CallbackList(callbacks),
+            callback=callback,
             progress_bar=args.progress_bar,
             reset_num_timesteps=args.resume is None,
             tb_log_name=args.algo,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -103,6 +104,15 @@ def play_deals(
     return results
 
 
+def _one_thread() -> None:
+    """Worker set-up: one math thread per process (learned agents use torch), so that
+    the workers do not compete for the same cores."""
+    os.environ["OMP_NUM_THREADS"] = "1"
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
 def round_robin(specs: Sequence[str]) -> list[tuple[str, str]]:
     """Every pair of distinct agents once (a head-to-head is a round robin of two)."""
     if len(set(specs)) != len(specs) or len(specs) < 2:
@@ -157,7 +167,7 @@ def run_pairings(
             if on_progress:
                 on_progress(len(chunk))
     else:
-        with ProcessPoolExecutor(max_workers=min(workers, os.cpu_count() or 1)) as pool:
+        with ProcessPoolExecutor(max_workers=min(workers, os.cpu_count() or 1), initializer=_one_thread) as pool:
             futures = [pool.submit(play_deals, config, pair, chunk, seed, duplicate, prebuilt) for pair, chunk in jobs]
             for future, (_, chunk) in zip(futures, jobs):
                 results += future.result()

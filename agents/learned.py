@@ -73,7 +73,7 @@ def save_policy(model: Any, path: str | Path, config: RulesConfig, preset: str, 
     interrupted save never leaves a half-written policy at ``path``."""
     path = Path(path)
     if path.suffix != ".zip":
-        path = path.with_suffix(".zip")
+        path = path.with_name(path.name + ".zip")
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial.zip")
     model.save(partial)
@@ -97,6 +97,8 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
             metadata = json.loads(archive.read(METADATA_NAME))
     except (zipfile.BadZipFile, OSError, json.JSONDecodeError, EOFError) as error:
         raise ValueError(f"{path} is not a readable policy file (corrupt or truncated?): {error}") from None
+    if not isinstance(metadata, dict) or not isinstance(metadata.get("config"), dict):
+        raise ValueError(f"{path}: its {METADATA_NAME} is not a policy description (no config)")
     if metadata.get("format") != POLICY_FORMAT or metadata.get("game") != "trash_v0":
         raise ValueError(f"{path}: unsupported policy format {metadata.get('format')!r} for {metadata.get('game')!r}")
     return metadata
@@ -126,7 +128,6 @@ class LearnedAgent(Agent):
     def __init__(self, model: Any, metadata: dict[str, Any], name: str = "learned", path: str | None = None) -> None:
         import torch
 
-        torch.set_num_threads(1)  # evaluation runs one agent per process; avoid oversubscription
         self.model = model
         self.metadata = metadata
         self.name = name

@@ -34,11 +34,11 @@ def make_agent(spec: str) -> Agent:
     >>> make_agent("greedy").name
     'greedy'
     """
-    if spec.endswith(".zip") or Path(spec).is_file():
+    name, _, options = spec.partition(":")
+    if name not in BASELINES and (spec.endswith(".zip") or Path(spec).is_file()):
         from agents.learned import LearnedAgent
 
         return LearnedAgent.load(spec)
-    name, _, options = spec.partition(":")
     if name not in BASELINES:
         raise ValueError(f"unknown agent {spec!r}: baselines are {sorted(BASELINES)}, or give a policy file (.zip)")
     kwargs: dict[str, int] = {}
