@@ -332,7 +332,8 @@ def main(args: Args) -> dict[str, Any]:
             tb_log_name=args.algo,
         )
     train_seconds = time.perf_counter() - start
-    callbacks[0].evaluate()  # the final point of the learning curve
+    if not history or history[-1]["timesteps"] != model.num_timesteps:
+        callbacks[0].evaluate()  # the final point of the learning curve
     policy_path = save_policy(model, run_dir / "policy.zip", config, args.preset, train_seconds=train_seconds)
     vec_env.close()
     print(f"trained {model.num_timesteps:,} timesteps in {train_seconds:.0f} s; policy saved to {policy_path}")

@@ -1,6 +1,6 @@
 """MaskablePPO, PPO and DQN on the same budget and seeds: score against greedy over timesteps.
 
-    python benchmarks/compare_algorithms.py                     # 300,000 timesteps each, seed 0
+    python benchmarks/compare_algorithms.py                     # 200,000 timesteps each, seed 0
     python benchmarks/compare_algorithms.py --total-timesteps 100000 --seeds 0 1
 
 Each algorithm is trained by ``train.py`` (same settings but the algorithm),
@@ -25,9 +25,9 @@ ALGOS = ("maskable_ppo", "ppo", "dqn")
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--total-timesteps", type=int, default=300_000)
+    parser.add_argument("--total-timesteps", type=int, default=200_000)
     parser.add_argument("--eval-every", type=int, default=50_000)
-    parser.add_argument("--eval-deals", type=int, default=500)
+    parser.add_argument("--eval-deals", type=int, default=300)
     parser.add_argument("--final-eval-deals", type=int, default=2000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--out-dir", type=Path, default=Path("runs/compare"))

@@ -604,7 +604,7 @@ def test_docstring_index_table_matches_observer(num_players):
 
 
 def test_docstring_size_formula_matches_observer():
-    """R15: the size formula of the docstring ("61 + 44 n", in the header table and in the
+    """R15: the size formula of the docstring ("62 + 44 n", in the header table and in the
     Observation Space section, and its 2-player value) is ``Observer.size`` for 2..8 players."""
     formulas = re.findall(r"\((\d+) \+ (\d+) n,\)", DOC)
     assert len(formulas) >= 2, "the docstring no longer states the size formula"
@@ -936,3 +936,26 @@ def test_game_record_seed_and_deck_follow_the_reset_seed():
     assert records[0] == records[1]
     assert records[0]["seed"] != records[2]["seed"]
     assert records[0]["deck"] != records[2]["deck"]
+
+
+def test_discard_playable_says_whether_the_top_discard_fits_the_observers_layout():
+    """R4, R5, R15: ``discard_playable`` is 1 for an observer whose layout can take the top
+    discard now (a face-down slot of its rank, a wild in that slot, or a wild card with a
+    face-down slot left) and 0 otherwise, for every seat."""
+    cfg = make_config()
+    # Seat 0 draws a Queen (dead for everyone) and discards it; then the top discard is edited.
+    layouts = [[2, 3, 4, 5, 6, 7, 8, 9, 10, 1], [2, 3, 4, 5, 6, 7, 8, 9, 10, 1]]
+    state = core.new_game(cfg, np.random.default_rng(0), stacked_deck(cfg, layouts, [12, 1]))
+    core.apply_action(state, core.DRAW_STOCK, np.random.default_rng(0))  # seat 0 draws the Queen
+    core.apply_action(state, core.DISCARD, np.random.default_rng(0))  # a dead card on the pile
+    observer = Observer(cfg)
+    for seat in range(2):
+        assert observer.view(observer.encode(state, seat))["discard_playable"][0] == 0
+    state.discard[-1] = 7  # a Seven: both layouts have the Seven slot face down
+    for seat in range(2):
+        assert observer.view(observer.encode(state, seat))["discard_playable"][0] == 1
+    state.up[1][6] = 7  # seat 1 has filled its Seven slot: the Seven no longer fits there
+    assert observer.view(observer.encode(state, 1))["discard_playable"][0] == 0
+    assert observer.view(observer.encode(state, 0))["discard_playable"][0] == 1
+    state.discard[-1] = 13  # a King is wild while a face-down slot is left
+    assert observer.view(observer.encode(state, 1))["discard_playable"][0] == 1

@@ -189,14 +189,14 @@ def test_stable_baselines3_env_checker(kwargs):
 @pytest.mark.parametrize("num_players", [2, 3, 8])
 def test_registered_id_and_spaces(num_players):
     """``import trash_env`` registers ``TrashSingleAgent-v0``; its spaces are R13's ``Discrete(13)``
-    and a float32 ``Box(0, 1)`` of the size the module docstring gives, 61 + 44 n."""
+    and a float32 ``Box(0, 1)`` of the size the module docstring gives, 62 + 44 n."""
     assert "TrashSingleAgent-v0" in gymnasium.registry
     env = gymnasium.make("TrashSingleAgent-v0", preset="pagat", num_players=num_players, learner_seat=1)
     assert isinstance(env.unwrapped, TrashSingleAgentEnv)
     assert env.unwrapped.config == make_config("pagat", num_players=num_players)
     assert env.action_space == gymnasium.spaces.Discrete(13)
     space = env.observation_space
-    assert space.shape == (61 + 44 * num_players,) and space.dtype == np.float32
+    assert space.shape == (62 + 44 * num_players,) and space.dtype == np.float32
     assert space.low.min() == 0.0 and space.high.max() == 1.0
     obs, info = env.reset(seed=0)
     assert obs.shape == space.shape and obs.dtype == np.float32

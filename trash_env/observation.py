@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from trash_env.config import MAX_LAYOUT, RulesConfig
-from trash_env.core import DRAW, FACE_DOWN, NUM_RANKS, PLACE, RANK_NAMES, GameState
+from trash_env.core import DRAW, FACE_DOWN, NUM_RANKS, PLACE, RANK_NAMES, GameState, can_place
 
-OBSERVATION_VERSION = 1  # bump whenever the layout below changes
+OBSERVATION_VERSION = 2  # bump whenever the layout below changes (v2: discard_playable)
 
 SLOT_KINDS = ("face_down", "filled", "wild_filled", "not_in_layout")
 FACE_DOWN_KIND, FILLED_KIND, WILD_KIND, ABSENT_KIND = range(4)
@@ -37,6 +37,7 @@ def observation_pieces(num_players: int) -> list[tuple[str, tuple[int, ...], str
         ("current", (p,), "one-hot: the seat to act, observer first"),
         ("completed", (p,), "1 for each seat that completed its layout in this hand (R8)"),
         ("final_round", (1,), "1 while the final round of R8 is under way"),
+        ("discard_playable", (1,), "1 if the top discard could be placed in the observer's layout now (R4, R5)"),
         # The scalar pieces below are contiguous so that they can be written in one go.
         ("layout_size", (p,), "layout size per seat / 10 (R9 shrinks it in a match)"),
         ("hands_won", (p,), "hands won per seat in this match / 10"),
@@ -132,6 +133,8 @@ class Observer:
                 buf[off["final_round"]] = 1
         for s in state.hand_winners:
             buf[off["completed"] + (s - seat) % p] = 1
+        if state.discard and can_place(state, seat, state.discard[-1]):
+            buf[off["discard_playable"]] = 1
         won = state.hands_won
         buf[self._scalar_start :] = bytes(
             sizes[seat:]

@@ -26,7 +26,7 @@ PPO or DQN) ends the episode at once with reward `illegal_reward` (default
 
 ## Observation Space
 
-`Box(0, 1, (61 + 44 n,), float32)`: the learner seat's observation of
+`Box(0, 1, (62 + 44 n,), float32)`: the learner seat's observation of
 `trash_v0` (R15), the same named pieces and index table (see
 `trash_env.trash` and `trash_env.observation.Observer`), learner first.
 

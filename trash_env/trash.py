@@ -10,7 +10,7 @@
 | Agents             | 2 to 8                                                    |
 | Action Shape       | (1,)                                                      |
 | Action Values      | Discrete(13)                                              |
-| Observation Shape  | (61 + 44 n,)  (149 for 2 players)                         |
+| Observation Shape  | (62 + 44 n,)  (150 for 2 players)                         |
 | Observation Values | [0, 1]                                                    |
 
 ## Description
@@ -47,7 +47,7 @@ agent who is not to act). Through `env()`, an illegal action ends the game with
 
 ## Observation Space
 
-A dict `{"observation": Box(0, 1, (61 + 44 n,), float32), "action_mask":
+A dict `{"observation": Box(0, 1, (62 + 44 n,), float32), "action_mask":
 Box(0, 1, (13,), int8)}`. The observation is everything public (R15) and
 nothing else, as named pieces (see `trash_env.observation.Observer`, whose
 `view()` and `describe()` split and print a vector). Seats are relative: seat
@@ -63,6 +63,7 @@ players:
 | next n | current | one-hot: the seat to act |
 | next n | completed | 1 for each seat that completed its layout in this hand (R8) |
 | next 1 | final_round | 1 while the final round of R8 is under way |
+| next 1 | discard_playable | 1 if the top discard could be placed in the observer's layout now (R4, R5) |
 | next n | layout_size | layout size per seat / 10 (R9 shrinks it in a match) |
 | next n | hands_won | hands won in this match / 10 |
 | next 1 | stock_size | cards in the stock / cards in the deck |
@@ -70,8 +71,8 @@ players:
 | next 14 | known_in_stock | per rank: copies known to be in the stock after a reshuffle (R7) / copies in the deck |
 | next 14 | unaccounted | per rank: copies face down or in the stock, place unknown / copies in the deck |
 
-For 2 players the pieces start at 0, 2, 16, 30, 110, 112, 114, 115, 117,
-119, 120, 121, 135 and the vector has 149 entries. The observation layout has
+For 2 players the pieces start at 0, 2, 16, 30, 110, 112, 114, 115, 116,
+118, 120, 121, 122, 136 and the vector has 150 entries. The observation layout has
 a version, `trash_env.observation.OBSERVATION_VERSION`, which saved policies
 carry.
 
@@ -110,7 +111,8 @@ wrapper that gives the guarantees of PettingZoo's standard classic wrappers.
 
 ## Version History
 
-* v0: Initial release.
+* v0: Initial release. Observation layout v2 adds `discard_playable` (it
+  helps learners with the game's main choice, take the discard or draw).
 """
 
 from __future__ import annotations
