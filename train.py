@@ -174,6 +174,8 @@ class DuplicateEvalCallback(BaseCallback):
 
     def _on_training_start(self) -> None:
         self.last = self.num_timesteps  # a resumed run keeps its spacing
+        if self.every and self.num_timesteps == 0:
+            self.evaluate()  # the untrained policy: the start of the learning curve
 
     def _on_step(self) -> bool:
         if self.every and self.num_timesteps - self.last >= self.every:

@@ -207,7 +207,7 @@ def test_train_script_tiny_run_end_to_end(tiny_run: tuple[subprocess.CompletedPr
 
     history = json.loads((run_dir / "eval_history.json").read_text())["history"]
     steps = [row["timesteps"] for row in history]
-    assert steps == sorted(set(steps)) and steps[0] >= 1000 and steps[-1] == metadata["num_timesteps"]
+    assert steps == sorted(set(steps)) and steps[0] == 0 and steps[1] >= 1000 and steps[-1] == metadata["num_timesteps"]
     for row in history:
         for baseline in ("random", "greedy"):
             assert row[baseline]["low"] <= row[baseline]["mean"] <= row[baseline]["high"]
