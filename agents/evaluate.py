@@ -37,7 +37,7 @@ from trash_env.config import PRESETS, RulesConfig, make_config
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m agents.evaluate",
-        description="Duplicate-deal tournaments between Trash agents, with 95%% intervals over deals.",
+        description="Duplicate-deal tournaments between Trash agents, with 95% intervals over deals.",
     )
     parser.add_argument("agents", nargs="+", help="agent specs: random, greedy, counter, search[:samples=N,...]")
     parser.add_argument("--preset", default="standard", choices=sorted(PRESETS))
