@@ -667,3 +667,40 @@ def test_no_partial_file_after_any_save(resumed: dict[str, Any]) -> None:
     assert leftovers == []
     assert all(zipfile.is_zipfile(path) for path in resumed["run_dir"].rglob("*.zip"))
     assert os.path.isfile(resumed["policy"])
+
+
+# --------------------------------------------------------------------------
+# The shipped policy
+
+
+SHIPPED_POLICY = ROOT / "policies" / "standard_2p_maskable_ppo.zip"
+
+
+def test_shipped_policy_loads_for_its_configuration_and_plays_legal_actions() -> None:
+    """The policy shipped in the repository is a MaskablePPO policy for the standard preset with 2
+    players (hand mode, R11); it refuses another configuration and, playing 30 hands against greedy
+    in both seats, only ever returns legal actions (R13)."""
+    agent = make_agent(str(SHIPPED_POLICY))
+    assert isinstance(agent, LearnedAgent)
+    assert agent.metadata["algorithm"] == "MaskablePPO"
+    config = make_config("standard")
+    agent.check_config(config)
+    with pytest.raises(ValueError, match="num_players"):
+        agent.check_config(make_config("standard", num_players=3))
+
+    asked = 0
+
+    class Checked(Agent):
+        def act(self, view: SeatView, rng: np.random.Generator) -> int:
+            nonlocal asked
+            action = agent.act(view, rng)
+            assert action in view.legal_actions
+            asked += 1
+            return action
+
+    greedy = make_agent("greedy")
+    for game in range(30):
+        seats = [Checked(), greedy] if game % 2 == 0 else [greedy, Checked()]
+        rngs = [np.random.default_rng([game, seat]) for seat in range(2)]
+        play_game(config, seats, np.random.default_rng(game), rngs)
+    assert asked > 60
