@@ -14,7 +14,8 @@ ratings.
     python -m agents.evaluate search:samples=64 greedy --preset pagat --num-players 4 --match
 
 Agents are baseline names (random, greedy, counter, search, with options as
-``search:samples=64,rollouts=2``).
+``search:samples=64,rollouts=2``) or policy files saved by ``train.py``
+(``policies/standard_2p_maskable_ppo.zip``).
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         prog="python -m agents.evaluate",
         description="Duplicate-deal tournaments between Trash agents, with 95% intervals over deals.",
     )
-    parser.add_argument("agents", nargs="+", help="agent specs: random, greedy, counter, search[:samples=N,...]")
+    parser.add_argument(
+        "agents", nargs="+", help="agent specs: random, greedy, counter, search[:samples=N,...], or a policy .zip"
+    )
     parser.add_argument("--preset", default="standard", choices=sorted(PRESETS))
     parser.add_argument("--num-players", type=int, default=2)
     parser.add_argument("--match", action="store_true", help="play matches of hands (R9) instead of single hands")
