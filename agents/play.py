@@ -29,6 +29,7 @@ quit, 2 for bad arguments, 130 after Ctrl-C.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
@@ -321,4 +322,8 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except BrokenPipeError:  # the reader went away (`... | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(0) from None
