@@ -21,6 +21,7 @@ card in it: its own rank when filled, a wild rank when wild-filled (R2).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -309,6 +310,18 @@ def legal_actions(state: GameState) -> list[int]:
         if slot_value != card:
             return [PLACE_SLOT_0 + card - 1, DISCARD]  # R5: may displace the wild
     return [DISCARD]  # unplayable (R5)
+
+
+def action_mask(legal: Sequence[int]) -> np.ndarray:
+    """The int8 mask of the R13 actions, 1 where legal (a new array each call)."""
+    return _mask_of(tuple(legal)).copy()
+
+
+@functools.cache  # at most a few thousand distinct sets of legal actions
+def _mask_of(legal: tuple[int, ...]) -> np.ndarray:
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[list(legal)] = 1
+    return mask
 
 
 def forced_action(state: GameState) -> int:

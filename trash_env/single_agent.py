@@ -216,7 +216,7 @@ class TrashSingleAgentEnv(gymnasium.Env):
             raise ValueError(f"an action is an integer 0..{core.NUM_ACTIONS - 1}, got {action!r}")
         if action not in self._legal:
             self._legal = []
-            info = {**self._info(), "illegal_action": True, "action_mask": np.zeros(core.NUM_ACTIONS, bool)}
+            info = {**self._info(), "illegal_action": True, "action_mask": core.action_mask(()).astype(bool)}
             return self._observation(), self.illegal_reward, True, False, info
         core.apply_action(self.state, int(action), self._game_rng)
         learner_to_act = self._advance()
@@ -233,9 +233,7 @@ class TrashSingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of the learner now, as bools (sb3-contrib's MaskablePPO API)."""
-        mask = np.zeros(core.NUM_ACTIONS, dtype=bool)
-        mask[self._legal] = True
-        return mask
+        return core.action_mask(self._legal).astype(bool)
 
     def _observation(self) -> np.ndarray:
         return self.observer.encode(self.state, self.seat)

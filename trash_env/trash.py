@@ -117,7 +117,6 @@ wrapper that gives the guarantees of PettingZoo's standard classic wrappers.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -142,14 +141,6 @@ def env(
     return StandardChecks(
         raw_env(preset, render_mode=render_mode, skip_forced=skip_forced, **overrides), illegal_reward=-1
     )
-
-
-@functools.cache  # at most a few thousand distinct sets of legal actions
-def _mask_of(legal: tuple[int, ...]) -> np.ndarray:
-    """The int8 action mask of a set of legal actions (copy before handing out)."""
-    mask = np.zeros(core.NUM_ACTIONS, dtype=np.int8)
-    mask[list(legal)] = 1
-    return mask
 
 
 class raw_env(AECEnv, EzPickle):
@@ -281,9 +272,9 @@ class raw_env(AECEnv, EzPickle):
         seat = self.agent_name_mapping[agent]
         state = self.state
         if seat == state.current and state.phase != core.OVER and not self.terminations.get(agent, True):
-            mask = _mask_of(tuple(core.legal_actions(state))).copy()
+            mask = core.action_mask(core.legal_actions(state))
         else:
-            mask = np.zeros(core.NUM_ACTIONS, dtype=np.int8)
+            mask = core.action_mask(())
         return {"observation": self.observer.encode(state, seat), "action_mask": mask}
 
     def game_record(self) -> dict[str, Any]:

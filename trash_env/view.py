@@ -44,6 +44,4 @@ class SeatView:
 
     @functools.cached_property
     def action_mask(self) -> np.ndarray:
-        mask = np.zeros(core.NUM_ACTIONS, dtype=np.int8)
-        mask[self.legal_actions] = 1
-        return mask
+        return core.action_mask(self.legal_actions)
