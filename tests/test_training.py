@@ -42,6 +42,13 @@ from trash_env.single_agent import TrashSingleAgentEnv
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def run_in_repo(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``python ARGS`` from the repository root, as a user runs it; output captured."""
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
 ALGORITHM_CLASSES = {"maskable_ppo": "MaskablePPO", "ppo": "PPO", "dqn": "DQN"}
 # DQN only starts learning after 2,000 decisions (train.py's learning_starts): give it a few updates.
 BUDGET = {"maskable_ppo": 512, "ppo": 512, "dqn": 2_200}
@@ -95,13 +102,7 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Compl
     standard rules with 2 players, 2,000 decisions, checkpoints every 1,000. Returns the finished
     process and the run folder."""
     out_dir = tmp_path_factory.mktemp("tiny_run")
-    completed = subprocess.run(
-        [sys.executable, "train.py", *TINY_RUN, "--out-dir", str(out_dir)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    completed = run_in_repo("train.py", *TINY_RUN, "--out-dir", str(out_dir), timeout=300)
     return completed, out_dir / "tiny"
 
 
@@ -225,13 +226,7 @@ def test_train_script_tiny_run_end_to_end(tiny_run: tuple[subprocess.CompletedPr
 def test_evaluate_cli_loads_the_saved_policy(tiny_policy: Path) -> None:
     """``python -m agents.evaluate POLICY.zip greedy`` loads the policy file from its path and plays
     the duplicate-deal tournament: exit 0 and the policy in the table."""
-    completed = subprocess.run(
-        [sys.executable, "-m", "agents.evaluate", str(tiny_policy), "greedy", "--deals", "10", "--quiet"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    completed = run_in_repo("-m", "agents.evaluate", str(tiny_policy), "greedy", "--deals", "10", "--quiet")
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert str(tiny_policy) in completed.stdout
     assert "10 duplicate deals per pair" in completed.stdout
@@ -427,13 +422,7 @@ def test_policy_refuses_another_configuration(
 def test_evaluate_cli_refuses_a_policy_for_another_player_count(tiny_policy: Path) -> None:
     """``python -m agents.evaluate POLICY.zip greedy --num-players 3`` exits 2 with an error naming
     the differing field, before playing any game."""
-    completed = subprocess.run(
-        [sys.executable, "-m", "agents.evaluate", str(tiny_policy), "greedy", "--num-players", "3", "--quiet"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    completed = run_in_repo("-m", "agents.evaluate", str(tiny_policy), "greedy", "--num-players", "3", "--quiet")
     assert completed.returncode == 2
     assert "error:" in completed.stderr and "num_players: trained 2, asked 3" in completed.stderr
     assert "Traceback" not in completed.stderr
