@@ -1,6 +1,7 @@
-"""Train a Trash agent with Stable-Baselines3 and evaluate it against the baselines.
+"""Train a Trash (or Help Your Neighbor) agent with Stable-Baselines3 and evaluate it against the baselines.
 
     python train.py                                   # MaskablePPO, standard, 2 players, small budget
+    python train.py --game help_your_neighbor         # the dice variant (R12)
     python train.py --algo ppo --total-timesteps 300000
     python train.py --self-play --opponents greedy    # greedy plus frozen snapshots of the learner
     python train.py --resume runs/NAME/checkpoints/step_50000.zip --total-timesteps 300000
@@ -37,10 +38,13 @@ from agents.evaluation import run_pairings
 from agents.learned import LearnedAgent, algorithms, check_compatible, policy_metadata, read_metadata, save_policy
 from agents.registry import make_agent
 from agents.stats import pair_summaries, summarize
-from trash_env.config import RulesConfig, make_config
-from trash_env.single_agent import TrashSingleAgentEnv
+from trash_env.games import get_game
+from trash_env.single_agent import NeighborSingleAgentEnv, TrashSingleAgentEnv
 
 ALGORITHMS = {"maskable_ppo": "MaskablePPO", "ppo": "PPO", "dqn": "DQN"}
+SINGLE_AGENT_ENVS = {"trash": TrashSingleAgentEnv, "help_your_neighbor": NeighborSingleAgentEnv}
+# Per game: random plus the best heuristic baseline, as opponents and as the evaluation's yardsticks.
+DEFAULT_BASELINES = {"trash": ["random", "greedy"], "help_your_neighbor": ["random", "heuristic"]}
 
 
 @dataclass
@@ -51,12 +55,14 @@ class Args:
     """name of the run folder under out_dir (default: preset, players, algorithm, seed)"""
     out_dir: Path = Path("runs")
     """where runs are written"""
+    game: Literal["trash", "help_your_neighbor"] = "trash"
+    """the game: Trash, or the dice variant Help Your Neighbor (R12)"""
     preset: str = "standard"
-    """rules preset (R11)"""
+    """rules preset (R11; Help Your Neighbor has only standard)"""
     num_players: int = 2
     """players at the table; the learner takes one seat, drawn each episode"""
     match: bool = False
-    """play matches of hands (R9) instead of single hands"""
+    """play matches of hands (R9) instead of single hands (Trash only)"""
     overrides: list[str] = field(default_factory=list)
     """more rules fields as FIELD=VALUE"""
     algo: Literal["maskable_ppo", "ppo", "dqn"] = "maskable_ppo"
@@ -69,8 +75,9 @@ class Args:
     """run the environments in subprocesses (SubprocVecEnv) instead of in this process"""
     seed: int = 0
     """seeds the environments, the model and every evaluation"""
-    opponents: list[str] = field(default_factory=lambda: ["random", "greedy"])
-    """baseline opponents; each opponent seat draws one per episode"""
+    opponents: list[str] = field(default_factory=list)
+    """baseline opponents; each opponent seat draws one per episode (default: random and greedy; random and
+    heuristic for Help Your Neighbor)"""
     self_play: bool = False
     """add frozen snapshots of the learner to the opponent pool"""
     snapshot_every: int = 50_000
@@ -93,8 +100,8 @@ class Args:
     """timesteps between evaluations against the baselines (0: none)"""
     eval_deals: int = 300
     """duplicate deals per baseline at each periodic evaluation"""
-    eval_baselines: list[str] = field(default_factory=lambda: ["random", "greedy"])
-    """baselines the policy is evaluated against"""
+    eval_baselines: list[str] = field(default_factory=list)
+    """baselines the policy is evaluated against (default: as --opponents)"""
     final_eval_deals: int = 2000
     """duplicate deals per baseline in the final evaluation"""
     eval_workers: int = 2
@@ -111,16 +118,28 @@ class Args:
 
 def rules_fields(args: Args) -> dict[str, Any]:
     """--num-players and --match, then any --overrides on top (the same for config and envs)."""
-    return {"num_players": args.num_players, "match": args.match, **parse_overrides(args.overrides)}
+    fields = {"num_players": args.num_players, **parse_overrides(args.overrides)}
+    if args.game == "trash":
+        fields["match"] = args.match
+    elif args.match:
+        raise ValueError("--match: Help Your Neighbor has no matches of hands (R12)")
+    return fields
 
 
-def build_config(args: Args) -> RulesConfig:
-    return make_config(args.preset, **rules_fields(args))
+def build_config(args: Args) -> Any:
+    return get_game(args.game).make_config(args.preset, **rules_fields(args))
+
+
+def resolve_baselines(args: Args) -> None:
+    """Fill in the game's default opponents and evaluation baselines."""
+    args.opponents = args.opponents or DEFAULT_BASELINES[args.game]
+    args.eval_baselines = args.eval_baselines or DEFAULT_BASELINES[args.game]
 
 
 def make_env_factory(args: Args, opponents: list[Any]):
     rules = rules_fields(args)
-    return lambda: TrashSingleAgentEnv(args.preset, opponents=opponents, **rules)
+    env_class = SINGLE_AGENT_ENVS[args.game]
+    return lambda: env_class(args.preset, opponents=opponents, **rules)
 
 
 def make_model(args: Args, vec_env: Any, run_dir: Path) -> Any:
@@ -159,7 +178,7 @@ class DuplicateEvalCallback(BaseCallback):
 
     def __init__(
         self,
-        config: RulesConfig,
+        config: Any,
         metadata: dict[str, Any],
         baselines: list[str],
         deals: int,
@@ -208,7 +227,7 @@ class PolicyCheckpoint(BaseCallback):
         self,
         folder: Path,
         every: int,
-        config: RulesConfig,
+        config: Any,
         preset: str,
         pool: list[Any] | None = None,
         base_opponents: list[Any] | None = None,
@@ -259,6 +278,7 @@ def plot_learning_curve(history: list[dict[str, Any]], baselines: list[str], pat
 
 
 def main(args: Args) -> dict[str, Any]:
+    resolve_baselines(args)
     config = build_config(args)
     if args.self_play and args.pool_size < 1:
         raise ValueError(f"--pool-size must be at least 1 with --self-play, got {args.pool_size}")
@@ -270,14 +290,15 @@ def main(args: Args) -> dict[str, Any]:
             raise ValueError(
                 f"{args.resume} was trained with {resume_metadata['algorithm']}, not {ALGORITHMS[args.algo]}"
             )
-    run_name = args.run_name or f"{args.preset}_{args.num_players}p_{args.algo}_seed{args.seed}"
+    prefix = args.preset if args.game == "trash" else args.game
+    run_name = args.run_name or f"{prefix}_{args.num_players}p_{args.algo}_seed{args.seed}"
     run_dir = args.out_dir / run_name
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "args.json").write_text(json.dumps(asdict(args), default=str, indent=2))
     set_random_seed(args.seed)
 
     # Opponents: baselines by name, plus self-play snapshots as training goes.
-    base_opponents = [make_agent(spec) for spec in args.opponents]
+    base_opponents = [make_agent(spec, args.game) for spec in args.opponents]
     for opponent in base_opponents:
         opponent.check_config(config)
     vec_env = make_vec_env(

@@ -1,36 +1,44 @@
 """The agent interface shared by heuristic, search and learned agents.
 
-An agent is asked to act only at a real choice (R13: forced moves are played
-for it). It sees a :class:`SeatView`: what its seat may see (R15) and the
-legal actions, nothing hidden. It returns one legal action and takes every
-random choice from the generator it is given, so a seeded evaluation is
-reproducible.
+An agent is asked to act only at a real choice (R13, R14: forced moves are
+played for it). It sees a :class:`SeatView`: what its seat may see (R15) and
+the legal actions, nothing hidden. ``games`` names the games an agent plays
+(Trash, Help Your Neighbor or both); :meth:`Agent.check_config` refuses
+others. It returns one legal action and takes every random choice from the
+generator it is given, so a seeded evaluation is reproducible.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Any
 
 import numpy as np
 
-from trash_env.config import RulesConfig
 from trash_env.core import GameState
+from trash_env.games import game_of
 from trash_env.view import SeatView
 
 __all__ = ["Agent", "PolicyAgent", "SeatView"]
 
 
 class Agent(ABC):
-    """A player of Trash. Subclasses set ``name`` and implement :meth:`act`."""
+    """A player of Trash (or of Help Your Neighbor, per ``games``). Subclasses set
+    ``name`` and implement :meth:`act`."""
 
     name: str = "agent"
+    games: tuple[str, ...] = ("trash",)  # the games.Game names this agent plays
 
     @abstractmethod
     def act(self, view: SeatView, rng: np.random.Generator) -> int:
         """A legal action for ``view.seat``."""
 
-    def check_config(self, config: RulesConfig) -> None:  # noqa: B027 - optional hook
-        """Raise ``ValueError`` if this agent cannot play ``config`` (learned agents do)."""
+    def check_config(self, config: Any) -> None:
+        """Raise ``ValueError`` if this agent cannot play ``config`` (another game;
+        learned agents also check the rules they were trained for)."""
+        game = game_of(config)
+        if game.name not in self.games:
+            raise ValueError(f"agent {self.name!r} plays {' and '.join(self.games)}, not {game.name}")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"

@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import PolicyAgent
+from agents.base import PolicyAgent, SeatView
 from trash_env.core import DISCARD, DRAW_STOCK, FACE_DOWN, PLACE_SLOT_0, TAKE_DISCARD, GameState, can_place
 
 
 class RandomAgent(PolicyAgent):
-    """Uniform over the legal actions: the floor of the ladder."""
+    """Uniform over the legal actions: the floor of the ladder (of both games)."""
 
     name = "random"
+    games = ("trash", "help_your_neighbor")
 
-    def choose(self, state: GameState, legal: list[int], rng: np.random.Generator) -> int:
+    def act(self, view: SeatView, rng: np.random.Generator) -> int:
+        return self.choose(None, view.legal_actions, rng)  # needs no state
+
+    def choose(self, state: GameState | None, legal: list[int], rng: np.random.Generator) -> int:
         return legal[int(rng.integers(len(legal)))]
 
 

@@ -12,10 +12,11 @@ ratings.
     python -m agents.evaluate random greedy counter search --deals 2000 --workers 2 \\
         --json runs/ladder.json --csv runs/ladder.csv --plot runs/ladder.png
     python -m agents.evaluate search:samples=64 greedy --preset pagat --num-players 4 --match
+    python -m agents.evaluate random heuristic --game help_your_neighbor --num-players 4
 
-Agents are baseline names (random, greedy, counter, search, with options as
-``search:samples=64,rollouts=2``) or policy files saved by ``train.py``
-(``policies/standard_2p_maskable_ppo.zip``).
+Agents are baseline names (Trash: random, greedy, counter, search, with options
+as ``search:samples=64,rollouts=2``; Help Your Neighbor: random, heuristic) or
+policy files saved by ``train.py`` (``policies/standard_2p_maskable_ppo.zip``).
 """
 
 from __future__ import annotations
@@ -32,20 +33,28 @@ from typing import Any
 
 from agents.evaluation import GameResult, run_tournament
 from agents.stats import Interval, summarize
-from trash_env.config import PRESETS, RulesConfig, make_config
+from trash_env.config import PRESETS
+from trash_env.games import GAMES, get_game
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m agents.evaluate",
-        description="Duplicate-deal tournaments between Trash agents, with 95% intervals over deals.",
+        description="Duplicate-deal tournaments between Trash (or Help Your Neighbor) agents, "
+        "with 95% intervals over deals.",
     )
     parser.add_argument(
-        "agents", nargs="+", help="agent specs: random, greedy, counter, search[:samples=N,...], or a policy .zip"
+        "agents",
+        nargs="+",
+        help="agent specs: random, greedy, counter, search[:samples=N,...] (Help Your Neighbor: random, "
+        "heuristic), or a policy .zip",
     )
-    parser.add_argument("--preset", default="standard", choices=sorted(PRESETS))
+    parser.add_argument("--game", default="trash", choices=sorted(GAMES), help="the game (default trash)")
+    parser.add_argument("--preset", default="standard", choices=sorted(PRESETS), help="rules preset (R11, Trash)")
     parser.add_argument("--num-players", type=int, default=2)
-    parser.add_argument("--match", action="store_true", help="play matches of hands (R9) instead of single hands")
+    parser.add_argument(
+        "--match", action="store_true", help="play matches of hands (R9) instead of single hands (Trash)"
+    )
     parser.add_argument("--override", action="append", default=[], metavar="FIELD=VALUE", help="any rules field")
     parser.add_argument("--deals", type=int, default=1000, help="deals per pair of agents")
     parser.add_argument("--independent", action="store_true", help="a fresh deck for every game (no duplicate)")
@@ -76,10 +85,14 @@ def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
     return overrides
 
 
-def build_config(args: argparse.Namespace) -> RulesConfig:
-    """The preset with --num-players and --match, then any --override on top."""
-    fields = {"num_players": args.num_players, "match": args.match, **parse_overrides(args.override)}
-    return make_config(args.preset, **fields)
+def build_config(args: argparse.Namespace) -> Any:
+    """The game's preset with --num-players and --match, then any --override on top."""
+    fields: dict[str, Any] = {"num_players": args.num_players}
+    if args.game == "trash":
+        fields["match"] = args.match
+    elif args.match:
+        raise ValueError("--match: Help Your Neighbor has no matches of hands (R12)")
+    return get_game(args.game).make_config(args.preset, **{**fields, **parse_overrides(args.override)})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -94,12 +107,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     summary = summarize(results, bootstrap=args.bootstrap, seed=args.seed)
     mode = "independent" if args.independent else "duplicate"
-    kind = "matches" if config.match else "hands"
     players = config.num_players
-    print_summary(
-        summary, f"{args.preset}, {players} players, {kind}, {args.deals} {mode} deals per pair, seed {args.seed}"
-    )
+    if args.game == "trash":
+        what = f"{args.preset}, {players} players, {'matches' if config.match else 'hands'}"
+    else:
+        what = f"Help Your Neighbor, {players} players"
+    print_summary(summary, f"{what}, {args.deals} {mode} deals per pair, seed {args.seed}")
     settings = {
+        "game": get_game(args.game).env_name,
         "agents": args.agents,
         "config": config.to_dict(),
         "deals": args.deals,
@@ -117,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def run_with_progress(config: RulesConfig, args: argparse.Namespace) -> list[GameResult]:
+def run_with_progress(config: Any, args: argparse.Namespace) -> list[GameResult]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     pairs = len(args.agents) * (len(args.agents) - 1) // 2

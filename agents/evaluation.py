@@ -1,7 +1,8 @@
 """Playing evaluation games: duplicate or independent deals, on one or more processes.
 
 A *deal* is a shuffled deck plus the seed of every later random event
-(reshuffles, R7; later hands of a match, R9). With **duplicate deals** each deal
+(reshuffles, R7; later hands of a match, R9); in Help Your Neighbor (R12) it is
+the seed of the dice, rolled in order whoever rolls them. With **duplicate deals** each deal
 is played once for every rotation of the lineup over the seats, so every agent
 gets every seat's cards and the luck of the deal cancels in the comparison.
 With **independent deals** the same number of games is played, each rotation
@@ -19,14 +20,13 @@ import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from agents.base import Agent, SeatView
 from agents.registry import make_agent
-from trash_env import core
-from trash_env.config import RulesConfig
-from trash_env.observation import Observer
+from trash_env.games import Game, game_of
 
 
 @dataclass(frozen=True)
@@ -48,22 +48,25 @@ def lineup(pair: tuple[str, str], num_players: int) -> list[str]:
 
 
 def play_game(
-    config: RulesConfig,
+    config: Any,
     agents: Sequence[Agent],
     rng: np.random.Generator,
     agent_rngs: Sequence[np.random.Generator],
-    deck: list[int] | None = None,
-    observer: Observer | None = None,
-) -> core.GameState:
-    """Play one game on the core; ``agents[seat]`` is asked at each real choice (R13)."""
-    observer = observer or Observer(config)
-    state = core.new_game(config, rng, deck)
-    core.play_forced(state, rng)
-    while state.phase != core.OVER:
+    deal: Any = None,
+    observer: Any = None,
+) -> Any:
+    """Play one game on its rules core (Trash or Help Your Neighbor, by ``config``);
+    ``agents[seat]`` is asked at each real choice (R13, R14). ``deal`` is a deck
+    for Trash, stacked dice for Help Your Neighbor, or None."""
+    game: Game = game_of(config)
+    observer = observer or game.make_observer(config)
+    state = game.new_game(config, rng, deal)
+    game.play_forced(state, rng)
+    while not state.over:
         seat = state.current
-        action = agents[seat].act(SeatView(state, seat, observer), agent_rngs[seat])
-        core.apply_action(state, action, rng)  # an illegal action is an error, never replaced
-        core.play_forced(state, rng)
+        action = agents[seat].act(SeatView(state, seat, observer, game), agent_rngs[seat])
+        game.apply_action(state, action, rng)  # an illegal action is an error, never replaced
+        game.play_forced(state, rng)
     return state
 
 
@@ -72,7 +75,7 @@ def _deal_seed(seed: int, deal: int, rotation: int, duplicate: bool) -> list[int
 
 
 def play_deals(
-    config: RulesConfig,
+    config: Any,
     pair: tuple[str, str],
     deals: Sequence[int],
     seed: int,
@@ -82,24 +85,27 @@ def play_deals(
     """Every rotation of ``pair``'s lineup on each deal in ``deals``. Agents are made
     from their specs, except those given in ``prebuilt`` (spec -> agent)."""
     prebuilt = prebuilt or {}
-    agents = {spec: prebuilt[spec] if spec in prebuilt else make_agent(spec) for spec in pair}
+    game = game_of(config)
+    agents = {spec: prebuilt[spec] if spec in prebuilt else make_agent(spec, game.name) for spec in pair}
     for agent in agents.values():
         agent.check_config(config)
-    observer = Observer(config)
+    observer = game.make_observer(config)
     base = lineup(pair, config.num_players)
     n = config.num_players
     results = []
-    for deal in deals:
+    for number in deals:
         for rotation in range(n):
             seats = base[rotation:] + base[:rotation]
-            deal_seed = _deal_seed(seed, deal, rotation, duplicate)
+            deal_seed = _deal_seed(seed, number, rotation, duplicate)
             rng = np.random.default_rng(deal_seed)
-            deck = core.shuffled_deck(config, rng)
+            deal = game.new_deal(config, rng)
             # Each lineup position keeps its random stream across rotations (common random numbers).
-            agent_rngs = [np.random.default_rng([seed, deal, (seat + rotation) % n, 7]) for seat in range(n)]
-            state = play_game(config, [agents[spec] for spec in seats], rng, agent_rngs, deck, observer)
+            agent_rngs = [np.random.default_rng([seed, number, (seat + rotation) % n, 7]) for seat in range(n)]
+            state = play_game(config, [agents[spec] for spec in seats], rng, agent_rngs, deal, observer)
             results.append(
-                GameResult(pair, deal, rotation, tuple(seats), tuple(core.returns(state)), state.turn, state.truncated)
+                GameResult(
+                    pair, number, rotation, tuple(seats), tuple(game.returns(state)), state.turn, state.truncated
+                )
             )
     return results
 
@@ -121,7 +127,7 @@ def round_robin(specs: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def run_tournament(
-    config: RulesConfig,
+    config: Any,
     specs: Sequence[str],
     deals: int,
     seed: int = 0,
@@ -139,7 +145,7 @@ def run_tournament(
 
 
 def run_pairings(
-    config: RulesConfig,
+    config: Any,
     pairs: Sequence[tuple[str, str]],
     deals: int,
     seed: int = 0,
@@ -156,8 +162,9 @@ def run_pairings(
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     prebuilt = prebuilt or {}
+    game = game_of(config)
     for spec in {spec for pair in pairs for spec in pair}:  # fail early, here, on a bad spec or configuration
-        (prebuilt[spec] if spec in prebuilt else make_agent(spec)).check_config(config)
+        (prebuilt[spec] if spec in prebuilt else make_agent(spec, game.name)).check_config(config)
     batch = max(1, min(64, deals // (workers * 8) or 1))
     jobs = [(pair, range(start, min(start + batch, deals))) for pair in pairs for start in range(0, deals, batch)]
     results: list[GameResult] = []

@@ -1,7 +1,8 @@
 """Trained policies as agents, and the policy file format.
 
 A policy file is a Stable-Baselines3 save (a zip) with one more member,
-``trash_rl.json``, that says what it was trained for: the game, the rules
+``trash_rl.json``, that says what it was trained for: the game (``trash_v0`` or
+``help_your_neighbor_v0``), the rules
 configuration (preset, overrides, players), the observation layout version
 and size, and the algorithm. :func:`load_policy` refuses a file that is not a
 zip, lacks that member, or was trained for another configuration, with an
@@ -27,10 +28,10 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, SeatView
-from trash_env.config import RulesConfig
-from trash_env.observation import OBSERVATION_VERSION, Observer
+from trash_env.games import GAMES, game_of
 
 METADATA_NAME = "trash_rl.json"
+_ENV_NAMES = tuple(game.env_name for game in GAMES.values())
 POLICY_FORMAT = 1
 # Fields that may differ between training and play without changing what the policy sees.
 _IGNORED_FIELDS = ("max_turns",)
@@ -54,21 +55,22 @@ def algorithms() -> dict[str, Any]:
     return {"MaskablePPO": MaskablePPO, "PPO": PPO, "DQN": DQN}
 
 
-def policy_metadata(model: Any, config: RulesConfig, preset: str, **extra: Any) -> dict[str, Any]:
+def policy_metadata(model: Any, config: Any, preset: str, **extra: Any) -> dict[str, Any]:
+    game = game_of(config)
     return {
         "format": POLICY_FORMAT,
-        "game": "trash_v0",
+        "game": game.env_name,
         "algorithm": type(model).__name__,
         "preset": preset,
         "config": config.to_dict(),
-        "observation_version": OBSERVATION_VERSION,
-        "observation_size": Observer(config).size,
+        "observation_version": game.observation_version,
+        "observation_size": game.make_observer(config).size,
         "num_timesteps": int(model.num_timesteps),
         **extra,
     }
 
 
-def save_policy(model: Any, path: str | Path, config: RulesConfig, preset: str, **extra: Any) -> Path:
+def save_policy(model: Any, path: str | Path, config: Any, preset: str, **extra: Any) -> Path:
     """Save ``model`` with its metadata; writes to a temporary file first, so an
     interrupted save never leaves a half-written policy at ``path``."""
     path = Path(path)
@@ -99,17 +101,21 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path} is not a readable policy file (corrupt or truncated?): {error}") from None
     if not isinstance(metadata, dict) or not isinstance(metadata.get("config"), dict):
         raise ValueError(f"{path}: its {METADATA_NAME} is not a policy description (no config)")
-    if metadata.get("format") != POLICY_FORMAT or metadata.get("game") != "trash_v0":
+    if metadata.get("format") != POLICY_FORMAT or metadata.get("game") not in _ENV_NAMES:
         raise ValueError(f"{path}: unsupported policy format {metadata.get('format')!r} for {metadata.get('game')!r}")
     return metadata
 
 
-def check_compatible(metadata: dict[str, Any], config: RulesConfig, source: str = "policy") -> None:
-    """A ValueError listing every rules field that differs from the policy's training."""
-    if metadata.get("observation_version") != OBSERVATION_VERSION:
+def check_compatible(metadata: dict[str, Any], config: Any, source: str = "policy") -> None:
+    """A ValueError if the policy was trained for another game, another observation
+    layout, or other rules (listing every rules field that differs)."""
+    game = game_of(config)
+    if metadata.get("game") != game.env_name:
+        raise ValueError(f"{source} was trained for {metadata.get('game')}, not {game.env_name}")
+    if metadata.get("observation_version") != game.observation_version:
         raise ValueError(
             f"{source} was trained on observation layout v{metadata.get('observation_version')}, "
-            f"this package has v{OBSERVATION_VERSION}"
+            f"this package has v{game.observation_version}"
         )
     trained = metadata["config"]
     wanted = config.to_dict()
@@ -154,7 +160,7 @@ class LearnedAgent(Agent):
             raise ValueError(f"{path}: the policy could not be loaded: {error}") from None
         return cls(model, metadata, name=name or str(path), path=str(path))
 
-    def check_config(self, config: RulesConfig) -> None:
+    def check_config(self, config: Any) -> None:
         check_compatible(self.metadata, config, source=f"policy {self.name}")
 
     def preferences(self, observation: np.ndarray) -> np.ndarray:

@@ -1,6 +1,9 @@
-"""Agents by name: ``random``, ``greedy``, ``counter``, ``search`` (with an optional
-budget, ``search:samples=32,rollouts=2``), or a trained policy by file path, for the
-evaluation and play commands."""
+"""Agents by name, per game, for the evaluation and play commands.
+
+Trash: ``random``, ``greedy``, ``counter``, ``search`` (with an optional budget,
+``search:samples=32,rollouts=2``). Help Your Neighbor: ``random``, ``heuristic``.
+In either game, a trained policy by file path.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +13,8 @@ from pathlib import Path
 
 from agents.base import Agent
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
-
-BASELINES: dict[str, Callable[..., Agent]] = {
-    "random": RandomAgent,
-    "greedy": GreedyAgent,
-    "counter": CountingAgent,
-}
+from agents.neighbor_baselines import NeighborHeuristic
+from trash_env.games import get_game
 
 
 def _search(**budget: int) -> Agent:
@@ -24,23 +23,33 @@ def _search(**budget: int) -> Agent:
     return SearchAgent(**budget)
 
 
-BASELINES["search"] = _search
+BASELINES_BY_GAME: dict[str, dict[str, Callable[..., Agent]]] = {
+    "trash": {"random": RandomAgent, "greedy": GreedyAgent, "counter": CountingAgent, "search": _search},
+    "help_your_neighbor": {"random": RandomAgent, "heuristic": NeighborHeuristic},
+}
+BASELINES = BASELINES_BY_GAME["trash"]
 
 
-def make_agent(spec: str) -> Agent:
-    """An agent from its spec: a baseline name, optionally with ``:key=value,...`` options,
-    or the path of a policy file saved by ``train.py`` (a ``.zip``).
+def make_agent(spec: str, game: str = "trash") -> Agent:
+    """An agent of ``game`` from its spec: a baseline name, optionally with
+    ``:key=value,...`` options, or the path of a policy file saved by ``train.py`` (a ``.zip``).
 
     >>> make_agent("greedy").name
     'greedy'
+    >>> make_agent("heuristic", game="help_your_neighbor").name
+    'heuristic'
     """
+    game_name = get_game(game).name
+    baselines = BASELINES_BY_GAME[game_name]
     name, _, options = spec.partition(":")
-    if name not in BASELINES and (spec.endswith(".zip") or Path(spec).is_file()):
+    if name not in baselines and (spec.endswith(".zip") or Path(spec).is_file()):
         from agents.learned import LearnedAgent
 
         return LearnedAgent.load(spec)
-    if name not in BASELINES:
-        raise ValueError(f"unknown agent {spec!r}: baselines are {sorted(BASELINES)}, or give a policy file (.zip)")
+    if name not in baselines:
+        raise ValueError(
+            f"unknown agent {spec!r} for {game_name}: baselines are {sorted(baselines)}, or give a policy file (.zip)"
+        )
     kwargs: dict[str, int] = {}
     for item in filter(None, options.split(",")):
         key, sep, value = item.partition("=")
@@ -48,7 +57,7 @@ def make_agent(spec: str) -> Agent:
             raise ValueError(f"agent option {item!r} in {spec!r} must be key=integer")
         kwargs[key.strip()] = int(value)
     try:
-        agent = BASELINES[name](**kwargs)
+        agent = baselines[name](**kwargs)
     except TypeError as error:
         raise ValueError(f"agent {spec!r}: {error}") from None
     if options:

@@ -873,7 +873,7 @@ def test_replay_accepts_the_intact_record(record: dict[str, Any]) -> None:
 @pytest.mark.parametrize(
     ("corruption", "message"),
     [
-        (lambda r: r.update(game="chess_v0"), "not a trash_v0 game record"),
+        (lambda r: r.update(game="chess_v0"), "not a trash_v0 or help_your_neighbor_v0 game record"),
         (lambda r: r.update(version=2), "version 2 is not supported"),
         (lambda r: r.update(version="1"), "version '1' is not supported"),
         (lambda r: r.pop("actions"), "missing \\['actions'\\]"),

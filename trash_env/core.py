@@ -22,7 +22,8 @@ card in it: its own rank when filled, a wild rank when wild-filled (R2).
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -353,18 +354,32 @@ def apply_action(state: GameState, action: int, rng: np.random.Generator) -> Non
     """Apply one legal action of R13 for ``state.current``; ``rng`` serves reshuffles (R7)
     and the deals of later hands (R9). An illegal action raises
     :class:`IllegalActionError` (a ``ValueError``) and leaves the state untouched."""
-    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-        raise IllegalActionError(f"an action is an integer 0..{NUM_ACTIONS - 1} (R13), got {action!r}")
+    check_action(state, action, legal_actions, action_name, PHASE_NAMES, "R13")
+    _apply(state, int(action), rng)
+
+
+def check_action(
+    state: Any,
+    action: Any,
+    legal_actions: Callable[[Any], list[int]],
+    action_name: Callable[[int], str],
+    phase_names: Sequence[str],
+    rule: str,
+    num_actions: int = NUM_ACTIONS,
+) -> None:
+    """Raise :class:`IllegalActionError`, naming the legal actions, unless ``action`` is
+    legal for ``state.current`` (shared by the rules cores of both games)."""
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(f"an action is an integer 0..{num_actions - 1} ({rule}), got {action!r}")
     legal = legal_actions(state)
     if action not in legal:
-        if state.phase == OVER:
+        if state.over:
             raise IllegalActionError("the game is over: no action is legal")
         names = ", ".join(f"{a} ({action_name(a)})" for a in legal)
         raise IllegalActionError(
             f"action {action!r} ({action_name(action)}) is illegal for seat {state.current} "
-            f"in the {PHASE_NAMES[state.phase]} phase; legal actions: {names}"
+            f"in the {phase_names[state.phase]} phase; legal actions: {names}"
         )
-    _apply(state, int(action), rng)
 
 
 def play_forced(state: GameState, rng: np.random.Generator, actions: list[int] | None = None) -> int:
@@ -372,12 +387,23 @@ def play_forced(state: GameState, rng: np.random.Generator, actions: list[int] |
 
     Appends each action applied to ``actions`` if given; returns how many.
     """
+    return apply_forced(state, rng, actions, forced_action, _apply)
+
+
+def apply_forced(
+    state: Any,
+    rng: np.random.Generator,
+    actions: list[int] | None,
+    forced_action: Callable[[Any], int],
+    apply: Callable[[Any, int, np.random.Generator], None],
+) -> int:
+    """Apply ``forced_action(state)`` while there is one (shared by both games' cores)."""
     count = 0
     while True:
         action = forced_action(state)
         if action < 0:
             return count
-        _apply(state, action, rng)
+        apply(state, action, rng)
         if actions is not None:
             actions.append(action)
         count += 1

@@ -55,21 +55,53 @@ def observation_pieces(num_players: int) -> list[tuple[str, tuple[int, ...], str
 _SCALAR_PIECES = ("layout_size", "hands_won", "stock_size", "discard_size", "known_in_stock", "unaccounted")
 
 
-class Observer:
-    """Encodes a :class:`~trash_env.core.GameState` as seen from one seat (R15)."""
+class PieceLayout:
+    """A flat vector made of named pieces: their offsets, shapes and size, and
+    :meth:`view` to split a vector back into them (shared by every game's observer)."""
 
-    def __init__(self, config: RulesConfig) -> None:
-        self.config = config
-        self.num_players = config.num_players
-        self.pieces = observation_pieces(config.num_players)
+    def __init__(self, pieces: list[tuple[str, tuple[int, ...], str]]) -> None:
+        self.pieces = pieces
         self.offsets: dict[str, int] = {}
         self.shapes: dict[str, tuple[int, ...]] = {}
         offset = 0
-        for name, shape, _ in self.pieces:
+        for name, shape, _ in pieces:
             self.offsets[name] = offset
             self.shapes[name] = shape
             offset += int(np.prod(shape))
         self.size = offset
+
+    def view(self, vector: np.ndarray) -> dict[str, np.ndarray]:
+        """Split an observation vector into its named pieces (views, not copies)."""
+        return {
+            name: vector[self.offsets[name] : self.offsets[name] + int(np.prod(shape))].reshape(shape)
+            for name, shape, _ in self.pieces
+        }
+
+    def describe(self, vector: np.ndarray) -> str:
+        """The observation as readable text, piece by piece."""
+        parts = self.view(vector)
+        width = max(len(name) for name, _, _ in self.pieces) + 1
+        lines = []
+        for name, _, meaning in self.pieces:
+            value = parts[name]
+            text = self.piece_text(name, value)
+            if text is None:
+                text = np.array2string(value, precision=3, separator=" ")
+            lines.append(f"{name:{width}s} {text}    ({meaning})")
+        return "\n".join(lines)
+
+    def piece_text(self, name: str, value: np.ndarray) -> str | None:
+        """Readable text for one piece, or None for the plain numbers."""
+        return None
+
+
+class Observer(PieceLayout):
+    """Encodes a :class:`~trash_env.core.GameState` as seen from one seat (R15)."""
+
+    def __init__(self, config: RulesConfig) -> None:
+        super().__init__(observation_pieces(config.num_players))
+        self.config = config
+        self.num_players = config.num_players
         self._scalar_start = self.offsets[_SCALAR_PIECES[0]]
         assert list(self.offsets)[-len(_SCALAR_PIECES) :] == list(_SCALAR_PIECES)
         copies = np.asarray(config.copies_per_rank, dtype=np.float32)
@@ -149,31 +181,16 @@ class Observer:
         out *= self._scale
         return out
 
-    def view(self, vector: np.ndarray) -> dict[str, np.ndarray]:
-        """Split an observation vector into its named pieces (views, not copies)."""
-        return {
-            name: vector[self.offsets[name] : self.offsets[name] + int(np.prod(shape))].reshape(shape)
-            for name, shape, _ in self.pieces
-        }
-
-    def describe(self, vector: np.ndarray) -> str:
-        """The observation as readable text, piece by piece."""
-        parts = self.view(vector)
-        lines = []
-        for name, _, meaning in self.pieces:
-            value = parts[name]
-            if name in ("held", "discard_top"):
-                ranks = [RANK_NAMES[i] for i in np.flatnonzero(value)]
-                text = ranks[0] if ranks else "-"
-            elif name == "slots":
-                text = "  ".join(
-                    "".join("d" if row[0] else "F" if row[1] else "W" if row[2] else "." for row in seat_rows)
-                    for seat_rows in value
-                )
-            elif name in ("known_in_stock", "unaccounted"):
-                counts = np.rint(value * np.asarray(self.config.copies_per_rank)).astype(int)
-                text = " ".join(f"{RANK_NAMES[i]}:{c}" for i, c in enumerate(counts) if c)
-            else:
-                text = np.array2string(value, precision=3, separator=" ")
-            lines.append(f"{name:15s} {text}    ({meaning})")
-        return "\n".join(lines)
+    def piece_text(self, name: str, value: np.ndarray) -> str | None:
+        if name in ("held", "discard_top"):
+            ranks = [RANK_NAMES[i] for i in np.flatnonzero(value)]
+            return ranks[0] if ranks else "-"
+        if name == "slots":
+            return "  ".join(
+                "".join("d" if row[0] else "F" if row[1] else "W" if row[2] else "." for row in seat_rows)
+                for seat_rows in value
+            )
+        if name in ("known_in_stock", "unaccounted"):
+            counts = np.rint(value * np.asarray(self.config.copies_per_rank)).astype(int)
+            return " ".join(f"{RANK_NAMES[i]}:{c}" for i, c in enumerate(counts) if c)
+        return None

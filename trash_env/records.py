@@ -1,5 +1,8 @@
 """Game records: every episode as plain JSON data, and its replay to the identical end.
 
+:func:`replay` reads the records of both games, ``trash_v0`` and
+``help_your_neighbor_v0`` (see :func:`make_neighbor_record`).
+
 A record holds the configuration, the episode's seed, the first hand's deck,
 and every action applied to the core in order (forced moves included), so a
 replay needs neither the environment nor the agents. The seed drives every
@@ -15,8 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from trash_env import neighbor
 from trash_env.config import RulesConfig
 from trash_env.core import GameState, apply_action, new_game, returns
+from trash_env.neighbor import NeighborConfig, NeighborState
 
 RECORD_VERSION = 1
 GAME_NAME = "trash_v0"
@@ -41,22 +46,23 @@ def make_record(
     }
 
 
-def replay(record: dict[str, Any]) -> GameState:
-    """Play a record's actions from its deal and return the final state.
+def replay(record: dict[str, Any]) -> GameState | NeighborState:
+    """Play a record's actions from its deal (or dice) and return the final state.
 
-    A record that is not one of this game, or whose actions are not legal
+    A record that is not one of these games, or whose actions are not legal
     where they stand, is a ``ValueError`` naming the problem.
     """
+    if isinstance(record, dict) and record.get("game") == NEIGHBOR_GAME_NAME:
+        return _replay_neighbor(record)
     if not isinstance(record, dict) or record.get("game") != GAME_NAME:
-        raise ValueError(f"not a {GAME_NAME} game record")
+        raise ValueError(f"not a {GAME_NAME} or {NEIGHBOR_GAME_NAME} game record")
     version = record.get("version")
     if type(version) is not int or version != RECORD_VERSION:
         raise ValueError(f"game record version {version!r} is not supported (expected {RECORD_VERSION})")
     missing = [k for k in ("config", "seed", "deck", "deck_source", "actions") if k not in record]
     if missing:
         raise ValueError(f"game record is missing {missing}")
-    if isinstance(record["seed"], bool) or not isinstance(record["seed"], int) or record["seed"] < 0:
-        raise ValueError(f"game record seed must be a non-negative integer, got {record['seed']!r}")
+    _check_seed(record["seed"])
     for field in ("deck", "actions"):
         if not isinstance(record[field], list):
             raise ValueError(f"game record {field} must be a list, got {type(record[field]).__name__}")
@@ -78,6 +84,11 @@ def replay(record: dict[str, Any]) -> GameState:
     return state
 
 
+def _check_seed(seed: Any) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"game record seed must be a non-negative integer, got {seed!r}")
+
+
 def save_record(record: dict[str, Any], path: str | Path) -> None:
     Path(path).write_text(json.dumps(record))
 
@@ -87,3 +98,57 @@ def load_record(path: str | Path) -> dict[str, Any]:
         return json.loads(Path(path).read_text())
     except json.JSONDecodeError as error:
         raise ValueError(f"{path} is not a JSON game record: {error}") from None
+
+
+# --------------------------------------------------------------------------
+# Help Your Neighbor (R12)
+
+NEIGHBOR_GAME_NAME = "help_your_neighbor_v0"
+NEIGHBOR_RECORD_VERSION = 1
+
+
+def make_neighbor_record(
+    config: NeighborConfig, seed: int, dice: list[int], state: NeighborState, actions: list[int]
+) -> dict[str, Any]:
+    """A JSON-serialisable record of one Help Your Neighbor game: its seed, the
+    stacked dice it started with, every action (forced rolls included) and, as a
+    check, every total rolled."""
+    return {
+        "game": NEIGHBOR_GAME_NAME,
+        "version": NEIGHBOR_RECORD_VERSION,
+        "config": config.to_dict(),
+        "seed": int(seed),
+        "dice": [int(t) for t in dice],
+        "actions": [int(a) for a in actions],
+        "rolls": list(state.rolls),
+        "over": state.over,
+        "truncated": state.truncated,
+        "winners": list(state.winners),
+        "returns": neighbor.returns(state),
+    }
+
+
+def _replay_neighbor(record: dict[str, Any]) -> NeighborState:
+    version = record.get("version")
+    if type(version) is not int or version != NEIGHBOR_RECORD_VERSION:
+        raise ValueError(f"game record version {version!r} is not supported (expected {NEIGHBOR_RECORD_VERSION})")
+    missing = [k for k in ("config", "seed", "dice", "actions") if k not in record]
+    if missing:
+        raise ValueError(f"game record is missing {missing}")
+    _check_seed(record["seed"])
+    for field in ("dice", "actions"):
+        if not isinstance(record[field], list):
+            raise ValueError(f"game record {field} must be a list, got {type(record[field]).__name__}")
+    if not isinstance(record["config"], dict):
+        raise ValueError("game record config must be a dict of Help Your Neighbor fields")
+    config = NeighborConfig.from_dict(record["config"])
+    rng = np.random.default_rng(record["seed"])
+    state = neighbor.new_game(config, record["dice"])
+    for index, action in enumerate(record["actions"]):
+        try:
+            neighbor.apply_action(state, action, rng)
+        except ValueError as error:
+            raise ValueError(f"game record action #{index} cannot be replayed: {error}") from None
+    if "rolls" in record and record["rolls"] != state.rolls:
+        raise ValueError("the record's rolls do not match the rolls its seed and dice give")
+    return state

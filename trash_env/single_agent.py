@@ -72,10 +72,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from trash_env import core
-from trash_env.config import RulesConfig, make_config
-from trash_env.observation import Observer
-from trash_env.render import render_table
+from trash_env.games import NEIGHBOR, TRASH, Game
 from trash_env.view import SeatView
 
 Opponent = Any  # an object with act(view, rng) -> int, or a callable (view, rng) -> int
@@ -100,6 +97,7 @@ class TrashSingleAgentEnv(gymnasium.Env):
     """One learner seat against opponents played inside ``step``. See the module docstring."""
 
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 2}
+    game: Game = TRASH
 
     def __init__(
         self,
@@ -110,7 +108,8 @@ class TrashSingleAgentEnv(gymnasium.Env):
         illegal_reward: float = -1.0,
         **overrides: Any,
     ) -> None:
-        self.config: RulesConfig = make_config(preset, **overrides)
+        game = self.game
+        self.config = game.make_config(preset, **overrides)
         self.preset = preset
         n = self.config.num_players
         if learner_seat is not None:
@@ -127,10 +126,10 @@ class TrashSingleAgentEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.illegal_reward = float(illegal_reward)
         self.set_opponents(opponents if opponents is not None else [uniform_random_opponent])
-        self.observer = Observer(self.config)
+        self.observer = game.make_observer(self.config)
         self.observation_space = spaces.Box(0.0, 1.0, (self.observer.size,), np.float32)
-        self.action_space = spaces.Discrete(core.NUM_ACTIONS)
-        self.state: core.GameState | None = None
+        self.action_space = spaces.Discrete(game.num_actions)
+        self.state: Any = None
         self.seat = 0
         self._legal: list[int] = []
 
@@ -147,21 +146,21 @@ class TrashSingleAgentEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
-        deck = options.get("deck") if options else None
-        if deck is not None:
-            deck = core.check_deck(self.config, deck)
+        deal = options.get(self.game.deal_option) if isinstance(options, dict) else None
+        if deal is not None:
+            deal = self.game.check_deal(self.config, deal)
         for _ in range(_MAX_REDEALS):
-            if self._deal(deck):
+            if self._deal(deal):
                 if self.render_mode == "human":
                     self.render()
                 return self._observation(), self._info()
-            deck = None  # the learner would not move at all on this deal: take the next one
+            deal = None  # the learner would not move at all on this deal: take the next one
         raise RuntimeError(
             f"no deal in {_MAX_REDEALS} gave the learner a move (max_turns={self.config.max_turns} "
             f"may end every game before seat {self.seat} plays)"
         )
 
-    def _deal(self, deck: list[int] | None) -> bool:
+    def _deal(self, deal: Any) -> bool:
         """Deal an episode and advance to the learner's first real choice (R13)."""
         n = self.config.num_players
         rng = self.np_random
@@ -172,60 +171,60 @@ class TrashSingleAgentEnv(gymnasium.Env):
             self.seat = self.learner_seat_option
         seat_opponents = [self._pool[int(rng.integers(len(self._pool)))] for _ in range(n)]
         self._opponents = seat_opponents
-        self._start(deck)
+        self._start(deal)
         if self._advance():
             return True
         # No real choice for the learner in the whole episode: deal it again and stop
         # at the learner's first move, forced or not.
-        self._start(deck)
+        self._start(deal)
         return self._advance(first_move=True)
 
-    def _start(self, deck: list[int] | None) -> None:
+    def _start(self, deal: Any) -> None:
         self._game_rng = np.random.default_rng(self.episode_seed)
         self._opponent_rng = np.random.default_rng([self.episode_seed, 1])
-        self.state = core.new_game(self.config, self._game_rng, deck)
+        self.state = self.game.new_game(self.config, self._game_rng, deal)
 
     def _advance(self, first_move: bool = False) -> bool:
         """Play forced moves and opponents until the learner must choose; False if the
         game ends first. With ``first_move`` stop at any move of the learner."""
-        state, rng = self.state, self._game_rng
-        while state.phase != core.OVER:
+        state, rng, game = self.state, self._game_rng, self.game
+        while not state.over:
             if state.current == self.seat:
-                legal = core.legal_actions(state)
+                legal = game.legal_actions(state)
                 if len(legal) > 1 or first_move:
                     self._legal = legal
                     return True
-                core.apply_action(state, legal[0], rng)
+                game.apply_action(state, legal[0], rng)
                 continue
-            forced = core.forced_action(state)
+            forced = game.forced_action(state)
             if forced >= 0:
-                core.apply_action(state, forced, rng)
+                game.apply_action(state, forced, rng)
                 continue
-            view = SeatView(state, state.current, self.observer)
-            core.apply_action(state, self._opponents[state.current](view, self._opponent_rng), rng)
+            view = SeatView(state, state.current, self.observer, game)
+            game.apply_action(state, self._opponents[state.current](view, self._opponent_rng), rng)
         return False
 
     def step(self, action: Any):
         if self.state is None:
             raise RuntimeError("call reset() before step()")
-        if self.state.phase == core.OVER or not self._legal:
+        if self.state.over or not self._legal:
             raise RuntimeError("the episode is over: call reset()")
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action.item()
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"an action is an integer 0..{core.NUM_ACTIONS - 1}, got {action!r}")
+            raise ValueError(f"an action is an integer 0..{self.game.num_actions - 1}, got {action!r}")
         if action not in self._legal:
             self._legal = []
-            info = {**self._info(), "illegal_action": True, "action_mask": core.action_mask(()).astype(bool)}
+            info = {**self._info(), "illegal_action": True, "action_mask": self.game.action_mask(()).astype(bool)}
             return self._observation(), self.illegal_reward, True, False, info
-        core.apply_action(self.state, int(action), self._game_rng)
+        self.game.apply_action(self.state, int(action), self._game_rng)
         learner_to_act = self._advance()
         if self.render_mode == "human":
             self.render()
         if learner_to_act:
             return self._observation(), 0.0, False, False, self._info()
         self._legal = []
-        reward = core.returns(self.state)[self.seat]
+        reward = self.game.returns(self.state)[self.seat]
         truncated = self.state.truncated
         return self._observation(), reward, not truncated, truncated, self._info()
 
@@ -233,7 +232,7 @@ class TrashSingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of the learner now, as bools (sb3-contrib's MaskablePPO API)."""
-        return core.action_mask(self._legal).astype(bool)
+        return self.game.action_mask(self._legal).astype(bool)
 
     def _observation(self) -> np.ndarray:
         return self.observer.encode(self.state, self.seat)
@@ -245,8 +244,19 @@ class TrashSingleAgentEnv(gymnasium.Env):
         if self.render_mode is None or self.state is None:
             return None
         names = [("learner" if s == self.seat else f"seat_{s}") for s in range(self.config.num_players)]
-        text = render_table(self.state, names)
+        text = self.game.render(self.state, names)
         if self.render_mode == "ansi":
             return text
         print(text + "\n")
         return None
+
+
+class NeighborSingleAgentEnv(TrashSingleAgentEnv):
+    """Help Your Neighbor (R12, R14) for one learner seat (gymnasium id
+    ``HelpYourNeighborSingleAgent-v0``): the same environment as
+    :class:`TrashSingleAgentEnv` on the dice game, `Discrete(12)` actions and the
+    observation of ``help_your_neighbor_v0``. ``reset(options={"dice": [...]})``
+    stacks the first rolls. Arguments: ``opponents``, ``learner_seat``,
+    ``render_mode``, ``illegal_reward``, ``num_players`` and ``max_turns``."""
+
+    game = NEIGHBOR

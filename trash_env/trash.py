@@ -119,184 +119,29 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
-
-from trash_env import core
-from trash_env.config import RulesConfig, make_config
-from trash_env.observation import Observer
+from trash_env.aec import TurnBasedEnv, checked_env
+from trash_env.games import TRASH
 from trash_env.records import make_record
-from trash_env.render import render_table
 from trash_env.wrappers import StandardChecks
-
-_EPISODE_SEED_BOUND = 2**63
 
 
 def env(
     preset: str = "standard", render_mode: str | None = None, skip_forced: bool = True, **overrides: Any
 ) -> StandardChecks:
     """`trash_v0` with the checks of PettingZoo's standard wrappers (order, bounds, illegal moves)."""
-    return StandardChecks(
-        raw_env(preset, render_mode=render_mode, skip_forced=skip_forced, **overrides), illegal_reward=-1
-    )
+    return checked_env(raw_env, preset, render_mode, skip_forced, **overrides)
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(TurnBasedEnv):
     """The Trash AEC environment without wrappers. See the module docstring."""
 
     metadata = {"render_modes": ["human", "ansi"], "name": "trash_v0", "is_parallelizable": False, "render_fps": 2}
+    game = TRASH
 
-    def __init__(
-        self, preset: str = "standard", render_mode: str | None = None, skip_forced: bool = True, **overrides: Any
-    ):
-        EzPickle.__init__(self, preset, render_mode, skip_forced, **overrides)
-        super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r} is not one of {[None, *self.metadata['render_modes']]}")
-        if not isinstance(skip_forced, bool):
-            raise ValueError(f"skip_forced must be True or False, got {skip_forced!r}")
-        self.config: RulesConfig = make_config(preset, **overrides)
-        self.preset = preset
-        self.render_mode = render_mode
-        self.skip_forced = skip_forced
-        self.observer = Observer(self.config)
-        n = self.config.num_players
-        self.possible_agents = [f"player_{i}" for i in range(n)]
-        self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        self.observation_spaces = {
-            agent: spaces.Dict(
-                {
-                    "observation": spaces.Box(0.0, 1.0, (self.observer.size,), np.float32),
-                    "action_mask": spaces.Box(0, 1, (core.NUM_ACTIONS,), np.int8),
-                }
-            )
-            for agent in self.possible_agents
-        }
-        self.action_spaces = {agent: spaces.Discrete(core.NUM_ACTIONS) for agent in self.possible_agents}
-        self._seeder: np.random.Generator | None = None
-        self.state: core.GameState | None = None
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    # ------------------------------------------------------------------ reset
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Deal a new episode. ``options={"deck": [...]}`` stacks the deck (R3).
-
-        Each episode gets its own seed, drawn from the generator that ``seed``
-        (re)starts, so an episode can be replayed from its record alone.
-        """
-        deck = options.get("deck") if options else None
-        if deck is not None:
-            deck = core.check_deck(self.config, deck)  # a bad deck changes nothing
-        if seed is not None or self._seeder is None:
-            self._seeder = np.random.default_rng(seed)
-        self.episode_seed = int(self._seeder.integers(_EPISODE_SEED_BOUND))
-        self._rng = np.random.default_rng(self.episode_seed)
-        self.state = core.new_game(self.config, self._rng, deck)
-        self._deck_given = deck is not None
+    def _start_episode(self) -> None:
+        super()._start_episode()
         self._first_deck = self.state.deck
-        self.actions: list[int] = []
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
-        if self.skip_forced:
-            self._play_first_forced_moves(deck)
-        self.agent_selection = self.possible_agents[self.state.current]
-        if self.render_mode == "human":
-            self.render()
 
-    def _play_first_forced_moves(self, deck: list[int] | None) -> None:
-        """R13: skip forced moves, unless the whole episode would pass with no
-        choice at all: then the first move is asked even though it is forced."""
-        core.play_forced(self.state, self._rng, self.actions)
-        if self.state.phase == core.OVER:
-            # Deal the same episode again (same seed, same deck) and stop before its first move.
-            self._rng = np.random.default_rng(self.episode_seed)
-            self.state = core.new_game(self.config, self._rng, deck)
-            self.actions.clear()
-
-    # ------------------------------------------------------------------ step
-
-    def step(self, action: int) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        state, rng = self.state, self._rng
-        core.apply_action(state, action, rng)  # raises ValueError on an illegal action
-        self.actions.append(int(action))
-        if self.skip_forced:
-            core.play_forced(state, rng, self.actions)
-        self._cumulative_rewards[agent] = 0.0
-        if state.phase == core.OVER:
-            self.rewards = dict(zip(self.agents, core.returns(state)))
-            done = dict.fromkeys(self.agents, True)
-            if state.truncated:
-                self.truncations = done
-            else:
-                self.terminations = done
-            self._accumulate_rewards()
-        else:
-            rewards = self.rewards
-            for agent_name in rewards:
-                rewards[agent_name] = 0.0
-        self.agent_selection = self.possible_agents[state.current]
-        if self.render_mode == "human":
-            self.render()
-
-    def end_by_illegal_move(self, agent: str, reward: float) -> None:
-        """End the game because ``agent`` made an illegal move, as PettingZoo's
-        ``TerminateIllegalWrapper`` does: ``reward`` to the offender, 0 to the others,
-        every agent terminated and truncated."""
-        self._cumulative_rewards[agent] = 0.0
-        self.terminations = dict.fromkeys(self.agents, True)
-        self.truncations = dict.fromkeys(self.agents, True)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.rewards[agent] = float(reward)
-        self._accumulate_rewards()
-        self._deads_step_first()
-
-    # ------------------------------------------------------------------ observe
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.agent_name_mapping[agent]
-        state = self.state
-        if seat == state.current and state.phase != core.OVER and not self.terminations.get(agent, True):
-            mask = core.action_mask(core.legal_actions(state))
-        else:
-            mask = core.action_mask(())
-        return {"observation": self.observer.encode(state, seat), "action_mask": mask}
-
-    def game_record(self) -> dict[str, Any]:
-        """The episode so far as a JSON-serialisable record (see ``trash_env.records``)."""
-        state = self.state
-        if state is None:
-            raise RuntimeError("reset() must be called before game_record()")
-        return make_record(self.config, self.episode_seed, self._first_deck, self._deck_given, self.actions, state)
-
-    # ------------------------------------------------------------------ render
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        text = render_table(self.state, self.possible_agents)
-        if self.render_mode == "ansi":
-            return text
-        print(text + "\n")
-        return None
-
-    def close(self) -> None:
-        pass
+    def _record(self) -> dict[str, Any]:
+        deck_given = self._deal is not None
+        return make_record(self.config, self.episode_seed, self._first_deck, deck_given, self.actions, self.state)

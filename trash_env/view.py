@@ -1,42 +1,43 @@
 """What one seat may see when it is asked to act (R15): the view agents receive.
 
 It lives in ``trash_env`` so that the environments can hand it to opponents
-(agent objects or plain callables) without importing ``agents``.
+(agent objects or plain callables) without importing ``agents``. It serves
+both games of :mod:`trash_env.games`.
 """
 
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 
-from trash_env import core
-from trash_env.belief import public_view
-from trash_env.config import RulesConfig
-from trash_env.core import GameState
-from trash_env.observation import Observer
+from trash_env.games import TRASH, Game
 
 
 class SeatView:
     """What ``seat`` may see while it is asked to act; valid only during that call.
 
-    - ``legal_actions``: the legal actions of R13, in increasing order;
-    - ``action_mask``: the same as an int8 mask of 13;
-    - ``observation``: the env's observation vector (R15), computed on first use;
-    - ``public_state``: a :class:`~trash_env.core.GameState` with every hidden card
-      scrubbed (:func:`~trash_env.belief.public_view`), computed on first use.
+    - ``game``: the :class:`~trash_env.games.Game` being played (``game.name``);
+    - ``legal_actions``: the legal actions (R13, or R14 for Help Your Neighbor), in increasing order;
+    - ``action_mask``: the same as an int8 mask;
+    - ``observation``: the env's observation vector, computed on first use;
+    - ``public_state``: the game state with everything hidden scrubbed (for Trash
+      :func:`~trash_env.belief.public_view`, R15; Help Your Neighbor hides nothing,
+      so a copy), computed on first use.
     """
 
-    def __init__(self, state: GameState, seat: int, observer: Observer) -> None:
+    def __init__(self, state: Any, seat: int, observer: Any, game: Game = TRASH) -> None:
         self.seat = seat
-        self.config: RulesConfig = state.config
-        self.legal_actions: list[int] = core.legal_actions(state)
+        self.game = game
+        self.config = state.config
+        self.legal_actions: list[int] = game.legal_actions(state)
         self._state = state
         self._observer = observer
 
     @functools.cached_property
-    def public_state(self) -> GameState:
-        return public_view(self._state)
+    def public_state(self) -> Any:
+        return self.game.public_view(self._state)
 
     @functools.cached_property
     def observation(self) -> np.ndarray:
@@ -44,4 +45,4 @@ class SeatView:
 
     @functools.cached_property
     def action_mask(self) -> np.ndarray:
-        return core.action_mask(self.legal_actions)
+        return self.game.action_mask(self.legal_actions)

@@ -27,8 +27,6 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from trash_env import core
 
-_NUM_ACTIONS = core.NUM_ACTIONS
-
 
 class StandardChecks(OrderEnforcingWrapper):
     """Order enforcement, action bounds and illegal-move termination in one layer."""
@@ -37,6 +35,7 @@ class StandardChecks(OrderEnforcingWrapper):
         super().__init__(env)
         self._illegal_reward = float(illegal_reward)
         self._raw = env.unwrapped
+        self._num_actions = self._raw.action_space(self._raw.possible_agents[0]).n
 
     def step(self, action: Any) -> None:
         if not self._has_reset:
@@ -49,7 +48,7 @@ class StandardChecks(OrderEnforcingWrapper):
         self._has_updated = True
         agent = raw.agent_selection
         dead = raw.terminations[agent] or raw.truncations[agent]
-        if type(action) is not int or not 0 <= action < _NUM_ACTIONS:
+        if type(action) is not int or not 0 <= action < self._num_actions:
             assert (action is None and dead) or raw.action_space(agent).contains(action), (
                 "action is not in action space"
             )

@@ -1,0 +1,195 @@
+"""The PettingZoo AEC environment written once for every game of :mod:`trash_env.games`.
+
+``trash_v0`` (:mod:`trash_env.trash`) and ``help_your_neighbor_v0``
+(:mod:`trash_env.help_your_neighbor`) are subclasses that name their game and
+document it; everything an AEC env does (reset with a per-episode seed,
+skipping forced moves, rewards, illegal moves, observations with action
+masks, rendering, game records) is here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+
+from trash_env.games import Game
+from trash_env.wrappers import StandardChecks
+
+_EPISODE_SEED_BOUND = 2**63
+
+
+def checked_env(raw_class: type, preset: str, render_mode: str | None, skip_forced: bool, **overrides: Any) -> Any:
+    """``raw_class(...)`` with the checks of PettingZoo's standard wrappers (order, bounds,
+    illegal moves: -1 to the offender), in one lean wrapper (:mod:`trash_env.wrappers`)."""
+    return StandardChecks(
+        raw_class(preset, render_mode=render_mode, skip_forced=skip_forced, **overrides), illegal_reward=-1
+    )
+
+
+class TurnBasedEnv(AECEnv, EzPickle):
+    """A turn-based game of :mod:`trash_env.games` as a PettingZoo AEC environment.
+
+    Subclasses set ``game`` and ``metadata``.
+    """
+
+    game: Game
+    metadata: dict[str, Any]
+
+    def __init__(
+        self, preset: str = "standard", render_mode: str | None = None, skip_forced: bool = True, **overrides: Any
+    ):
+        EzPickle.__init__(self, preset, render_mode, skip_forced, **overrides)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} is not one of {[None, *self.metadata['render_modes']]}")
+        if not isinstance(skip_forced, bool):
+            raise ValueError(f"skip_forced must be True or False, got {skip_forced!r}")
+        game = self.game
+        self.config = game.make_config(preset, **overrides)
+        self.preset = preset
+        self.render_mode = render_mode
+        self.skip_forced = skip_forced
+        self.observer = game.make_observer(self.config)
+        n = self.config.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, (self.observer.size,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (game.num_actions,), np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(game.num_actions) for agent in self.possible_agents}
+        self._seeder: np.random.Generator | None = None
+        self.state: Any = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ reset
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new episode; ``options={deal_option: ...}`` fixes the deal (a stacked
+        deck for Trash, stacked dice for Help Your Neighbor).
+
+        Each episode gets its own seed, drawn from the generator that ``seed``
+        (re)starts, so an episode can be replayed from its record alone.
+        """
+        game = self.game
+        deal = options.get(game.deal_option) if isinstance(options, dict) else None
+        if deal is not None:
+            deal = game.check_deal(self.config, deal)  # a bad deal changes nothing
+        if seed is not None or self._seeder is None:
+            self._seeder = np.random.default_rng(seed)
+        self.episode_seed = int(self._seeder.integers(_EPISODE_SEED_BOUND))
+        self._deal = deal
+        self._start_episode()
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        if self.skip_forced:
+            game.play_forced(self.state, self._rng, self.actions)
+            if self.state.over:
+                # R13/R14: the whole episode would pass with no choice at all: deal the
+                # same episode again (same seed, same deal) and ask for its first move.
+                self._start_episode()
+        self.agent_selection = self.possible_agents[self.state.current]
+        if self.render_mode == "human":
+            self.render()
+
+    def _start_episode(self) -> None:
+        self._rng = np.random.default_rng(self.episode_seed)
+        self.state = self.game.new_game(self.config, self._rng, self._deal)
+        self.actions: list[int] = []
+
+    # ------------------------------------------------------------------ step
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state, rng, game = self.state, self._rng, self.game
+        game.apply_action(state, action, rng)  # raises ValueError on an illegal action
+        self.actions.append(int(action))
+        if self.skip_forced:
+            game.play_forced(state, rng, self.actions)
+        self._cumulative_rewards[agent] = 0.0
+        if state.over:
+            self.rewards = dict(zip(self.agents, game.returns(state)))
+            done = dict.fromkeys(self.agents, True)
+            if state.truncated:
+                self.truncations = done
+            else:
+                self.terminations = done
+            self._accumulate_rewards()
+        else:
+            rewards = self.rewards
+            for agent_name in rewards:
+                rewards[agent_name] = 0.0
+        self.agent_selection = self.possible_agents[state.current]
+        if self.render_mode == "human":
+            self.render()
+
+    def end_by_illegal_move(self, agent: str, reward: float) -> None:
+        """End the game because ``agent`` made an illegal move, as PettingZoo's
+        ``TerminateIllegalWrapper`` does: ``reward`` to the offender, 0 to the others,
+        every agent terminated and truncated."""
+        self._cumulative_rewards[agent] = 0.0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = float(reward)
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+    # ------------------------------------------------------------------ observe
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_name_mapping[agent]
+        state, game = self.state, self.game
+        if seat == state.current and not state.over and not self.terminations.get(agent, True):
+            mask = game.action_mask(game.legal_actions(state))
+        else:
+            mask = game.action_mask(())
+        return {"observation": self.observer.encode(state, seat), "action_mask": mask}
+
+    def game_record(self) -> dict[str, Any]:
+        """The episode so far as a JSON-serialisable record (see ``trash_env.records``);
+        ``trash_env.replay(record)`` plays it again to the same state."""
+        if self.state is None:
+            raise RuntimeError("reset() must be called before game_record()")
+        return self._record()
+
+    def _record(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ render
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = self.game.render(self.state, self.possible_agents)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        pass

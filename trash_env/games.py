@@ -1,0 +1,117 @@
+"""The games of the package, each as one descriptor of its rules core.
+
+The environments, the agent views and the evaluation tools are written once
+against a :class:`Game`: Trash (:mod:`trash_env.core`, R1-R11, R13, R15) and
+Help Your Neighbor (:mod:`trash_env.neighbor`, R12, R14). A configuration knows
+its game (:func:`game_of`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from trash_env import core, neighbor
+from trash_env.belief import public_view
+from trash_env.config import PRESETS, RulesConfig, make_config
+from trash_env.neighbor import NeighborConfig
+from trash_env.neighbor_observation import NEIGHBOR_OBSERVATION_VERSION, NeighborObserver
+from trash_env.observation import OBSERVATION_VERSION, Observer
+from trash_env.render import render_neighbor, render_table
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game's rules core, behind the same functions for every game."""
+
+    name: str  # the short name of ``--game``
+    env_name: str  # the PettingZoo name, also the ``game`` of policy files and records
+    num_actions: int
+    presets: tuple[str, ...]
+    make_config: Callable[..., Any]  # (preset="standard", **overrides) -> config
+    config_type: type
+    deal_option: str  # the reset option that fixes a deal: "deck" or "dice"
+    check_deal: Callable[[Any, Any], Any]  # (config, value) -> the validated deal
+    new_deal: Callable[[Any, np.random.Generator], Any]  # what a duplicate deal fixes before play
+    new_game: Callable[[Any, np.random.Generator, Any], Any]  # (config, rng, deal or None) -> state
+    legal_actions: Callable[[Any], list[int]]
+    apply_action: Callable[[Any, int, np.random.Generator], None]
+    forced_action: Callable[[Any], int]
+    play_forced: Callable[..., int]
+    returns: Callable[[Any], list[float]]
+    action_mask: Callable[[Any], np.ndarray]
+    action_name: Callable[[int], str]
+    make_observer: Callable[[Any], Any]
+    observation_version: int
+    public_view: Callable[[Any], Any]  # the state with everything hidden scrubbed
+    render: Callable[..., str]  # (state, names) -> text
+
+
+TRASH = Game(
+    name="trash",
+    env_name="trash_v0",
+    num_actions=core.NUM_ACTIONS,
+    presets=tuple(PRESETS),
+    make_config=make_config,
+    config_type=RulesConfig,
+    deal_option="deck",
+    check_deal=core.check_deck,
+    new_deal=core.shuffled_deck,
+    new_game=core.new_game,
+    legal_actions=core.legal_actions,
+    apply_action=core.apply_action,
+    forced_action=core.forced_action,
+    play_forced=core.play_forced,
+    returns=core.returns,
+    action_mask=core.action_mask,
+    action_name=core.action_name,
+    make_observer=Observer,
+    observation_version=OBSERVATION_VERSION,
+    public_view=public_view,
+    render=render_table,
+)
+
+NEIGHBOR = Game(
+    name="help_your_neighbor",
+    env_name="help_your_neighbor_v0",
+    num_actions=neighbor.NUM_ACTIONS,
+    presets=tuple(neighbor.PRESETS),
+    make_config=neighbor.make_config,
+    config_type=NeighborConfig,
+    deal_option="dice",
+    check_deal=lambda config, dice: neighbor.check_dice(dice),
+    new_deal=lambda config, rng: None,  # the dice come from the deal's generator as the game goes
+    new_game=lambda config, rng, dice: neighbor.new_game(config, dice),
+    legal_actions=neighbor.legal_actions,
+    apply_action=neighbor.apply_action,
+    forced_action=neighbor.forced_action,
+    play_forced=neighbor.play_forced,
+    returns=neighbor.returns,
+    action_mask=neighbor.action_mask,
+    action_name=neighbor.action_name,
+    make_observer=NeighborObserver,
+    observation_version=NEIGHBOR_OBSERVATION_VERSION,
+    public_view=neighbor.clone,  # nothing is hidden (R12)
+    render=render_neighbor,
+)
+
+GAMES: dict[str, Game] = {game.name: game for game in (TRASH, NEIGHBOR)}
+
+
+def get_game(name: str) -> Game:
+    """A game by its short name (``trash``, ``help_your_neighbor``) or env name (``trash_v0``)."""
+    for game in GAMES.values():
+        if name in (game.name, game.env_name):
+            return game
+    raise ValueError(f"unknown game {name!r}: games are {sorted(GAMES)}")
+
+
+def game_of(config: Any) -> Game:
+    """The game a configuration belongs to."""
+    for game in GAMES.values():
+        if isinstance(config, game.config_type):
+            return game
+    raise ValueError(f"{config!r} is not the configuration of a known game")
