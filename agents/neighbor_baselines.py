@@ -47,6 +47,8 @@ class NeighborHeuristic(Agent):
 
     def act(self, view: SeatView, rng: np.random.Generator) -> int:
         legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]  # a forced move (R14), in case it is asked one
         state: NeighborState = view.public_state
         if legal[0] == ROLL_DICE:
             return ROLL_DICE if self.rolls_again(state, view.seat) else END_TURN

@@ -1,11 +1,11 @@
-"""Random legal play: the Trash core, `trash_v0` and PettingZoo's `leduc_holdem_v4` in one run.
+"""Random legal play: the Trash core, `trash_v0`, PettingZoo's `leduc_holdem_v4` and Help Your Neighbor in one run.
 
-Prints decisions per second and hands per second for each, and the ratio of
+Prints decisions per second and hands (games) per second for each, and the ratio of
 `trash_v0` to `leduc_holdem_v4`. Every player picks uniformly among the legal
 actions in the action mask, with the same cheap chooser for both envs (uniform
 floats drawn in advance), so the chooser costs both the same.
 
-    python benchmarks/bench_env.py              # about 3 x 5 s
+    python benchmarks/bench_env.py              # about 5 x 5 s
     python benchmarks/bench_env.py --seconds 10
 
 Needs the ``bench`` extra for leduc (``pip install -e .[bench]``: rlcard, pygame).
@@ -21,7 +21,8 @@ from collections.abc import Callable
 import numpy as np
 
 import trash_env
-from trash_env import core
+from trash_env import help_your_neighbor_v0
+from trash_env.games import NEIGHBOR, TRASH, Game
 
 
 class UniformChooser:
@@ -59,19 +60,25 @@ def play_aec(make_env: Callable, seconds: float, seed: int) -> tuple[float, floa
     return decisions / elapsed, hands / elapsed
 
 
-def play_core(seconds: float, seed: int, preset: str = "standard", **overrides) -> tuple[float, float]:
-    """Decisions/s and hands/s of random play on the rules core alone, forced moves skipped (R13)."""
-    config = trash_env.make_config(preset, **overrides)
+def play_core(seconds: float, seed: int, game: Game = TRASH, **overrides) -> tuple[float, float]:
+    """Decisions/s and games/s of random play on a rules core alone, forced moves skipped (R13, R14)."""
+    config = game.make_config(**overrides)
     rng = np.random.default_rng(seed)
     chooser = UniformChooser(seed)
     decisions = hands = 0
+    new_game, play_forced, apply_action, legal_actions = (
+        game.new_game,
+        game.play_forced,
+        game.apply_action,
+        game.legal_actions,
+    )
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        state = core.new_game(config, rng)
-        core.play_forced(state, rng)
-        while state.phase != core.OVER:
-            core.apply_action(state, chooser.pick(core.legal_actions(state)), rng)
-            core.play_forced(state, rng)
+        state = new_game(config, rng, None)
+        play_forced(state, rng)
+        while not state.over:
+            apply_action(state, chooser.pick(legal_actions(state)), rng)
+            play_forced(state, rng)
             decisions += 1
         hands += 1
     elapsed = time.perf_counter() - start
@@ -94,10 +101,12 @@ def main() -> None:
         ("core alone (standard, 2 players)", *play_core(args.seconds, args.seed)),
         ("trash_v0 via env() (standard, 2 players)", *play_aec(trash_env.env, args.seconds, args.seed)),
         ("leduc_holdem_v4 via env()", *play_aec(leduc_holdem_v4.env, args.seconds, args.seed)),
+        ("Help Your Neighbor core alone (2 players)", *play_core(args.seconds, args.seed, NEIGHBOR)),
+        ("help_your_neighbor_v0 via env() (2 players)", *play_aec(help_your_neighbor_v0.env, args.seconds, args.seed)),
     ]
-    print(f"{'':42s} {'decisions/s':>12s} {'hands/s':>10s}")
+    print(f"{'':44s} {'decisions/s':>12s} {'games/s':>10s}")
     for name, decisions, hands in rows:
-        print(f"{name:42s} {decisions:12,.0f} {hands:10,.0f}")
+        print(f"{name:44s} {decisions:12,.0f} {hands:10,.0f}")
     print(f"trash_v0 / leduc_holdem_v4 decisions per second: {rows[1][1] / rows[2][1]:.2f}x")
 
 

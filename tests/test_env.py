@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
+from aec_play import MAX_STEPS, play
 from decks import stacked_deck
 from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils.env_logger import EnvLogger
@@ -33,7 +34,6 @@ DICT_OBSERVATION_WARNINGS = (
     "Observation is not a NumPy array",
     "Observation space for each agent probably should be",
 )
-MAX_STEPS = 200_000  # a safety net: no test game comes near it
 
 
 def pettingzoo_stack(preset: str = "standard", **kwargs):
@@ -50,28 +50,6 @@ def legal_mask(state: core.GameState) -> np.ndarray:
     mask = np.zeros(core.NUM_ACTIONS, dtype=np.int8)
     mask[core.legal_actions(state)] = 1
     return mask
-
-
-def play(env, rng: np.random.Generator, on_ask=None) -> int:
-    """Play random legal actions (None for done agents) until no agent is left.
-
-    ``on_ask(env, agent, observation)`` is called before every step of a live
-    agent. Returns the number of live steps.
-    """
-    asks = 0
-    for _ in range(MAX_STEPS):
-        if not env.agents:
-            return asks
-        agent = env.agent_selection
-        obs, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        if on_ask is not None:
-            on_ask(env, agent, obs)
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        asks += 1
-    raise AssertionError(f"the episode did not end within {MAX_STEPS} steps")
 
 
 def advance(env, rng: np.random.Generator, steps: int) -> None:

@@ -174,7 +174,7 @@ def check_deck(config: RulesConfig, deck: Sequence[int]) -> list[int]:
     exactly the configured cards; anything else is a ``ValueError`` saying what
     is wrong.
     """
-    if isinstance(deck, (str, bytes)) or not hasattr(deck, "__len__"):
+    if isinstance(deck, (str, bytes)) or not hasattr(deck, "__len__") or np.ndim(deck) != 1:
         raise ValueError(f"a deck must be a list of ranks, got {type(deck).__name__}")
     cards = []
     for position, card in enumerate(deck):

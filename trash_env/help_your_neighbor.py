@@ -65,13 +65,14 @@ observer, seat 1 the next player in turn order, and so on. For n players:
 | 0-2 | phase | one-hot: roll (a turn's forced first roll), choose (roll or end), uncover (after a 7) |
 | 3-13 | roll | one-hot total 2..12 of the last roll in the game; all 0 before the first roll |
 | 14 .. 14+n-1 | current | one-hot: the seat to act (whose turn it is); all 0 once over |
-| next n | privilege | one-hot: the neighbour who covered the last roll through the privilege (R12) |
+| next n | privilege | one-hot: the last player who covered another's roll through the privilege (R12) |
 | next 10n | covered | n x 10: per seat, per total 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 1 if covered |
 | next n | left | per seat: markers still uncovered / 10 |
 | next 1 | turn | turns played / `max_turns` (the turn count) |
 
-`phase` and `current` are all 0 once the game is over; `privilege` is all 0
-when the roller used the last roll, nobody could, or it was a 7. For 2
+`phase` and `current` are all 0 once the game is over; `privilege` stays
+on the last player who took the privilege (who, as R12 says, then has the
+turn; all 0 before anyone has). For 2
 players the pieces start at 0, 3, 14, 16, 18, 38, 40 and the vector has
 41 entries. The layout has a version,
 `trash_env.neighbor_observation.NEIGHBOR_OBSERVATION_VERSION`, which saved
@@ -92,17 +93,19 @@ which the episode's generator rolls.
 ## Episode End
 
 The episode terminates when a player covers all ten markers. It is truncated
-as a draw once `max_turns` turns have ended (default 2000; a turn ends when it
-passes to another player, R12, as R7).
+as a draw once `max_turns` turns have ended (default 1000, as R7; a turn ends
+when it passes to another player, R12).
 
 ## Arguments
 
-`trash_env.help_your_neighbor_v0.env(render_mode=None, skip_forced=True, num_players=2, max_turns=None)`
+`trash_env.help_your_neighbor_v0.env(preset="standard", render_mode=None, skip_forced=True, num_players=2,
+max_turns=None)`
 
+- `preset`: `"standard"`, the only one (kept for the same signature as `trash_v0`).
 - `render_mode`: `None`, `"ansi"` (render returns the table as text) or `"human"` (prints it).
 - `skip_forced`: apply forced moves automatically (R14). With `False`, every move is asked.
 - `num_players`: 2 to 8 (the published text says 3 to 8, best 4 or 5; two are allowed for training).
-- `max_turns`: the turn limit (default 2000). An invalid value is a `ValueError` naming the field.
+- `max_turns`: the turn limit (default 1000). An invalid value is a `ValueError` naming the field.
 
 `env()` returns `raw_env` wrapped in `trash_env.wrappers.StandardChecks`, as `trash_v0`.
 

@@ -36,7 +36,7 @@ import numpy as np
 from trash_env.core import IllegalActionError, apply_forced, check_action  # noqa: F401 - shared with Trash
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 8  # R12: 3-8 in the text, 2 allowed for training
-MAX_TURNS = 2_000  # default turn limit (README, rules notes: random play never reaches it)
+MAX_TURNS = 1_000  # R12: a turn limit "as in R7" (README, rules notes: play rarely comes near it)
 
 TOTALS = (2, 3, 4, 5, 6, 8, 9, 10, 11, 12)  # R12: one marker per total, 7 excluded
 NUM_MARKERS = len(TOTALS)
@@ -90,7 +90,7 @@ def make_config(preset: str = "standard", **overrides: Any) -> NeighborConfig:
     """The configuration of Help Your Neighbor; ``standard`` is its only preset.
 
     >>> make_config(num_players=4).max_turns
-    2000
+    1000
     """
     if preset not in PRESETS:
         raise ValueError(f"preset={preset!r} is not one of {sorted(PRESETS)} (Help Your Neighbor has one)")
@@ -140,6 +140,7 @@ class NeighborState:
         "roll",
         "roller",
         "helper",
+        "privileged",
         "dice",
         "rolls",
         "winners",
@@ -156,6 +157,7 @@ class NeighborState:
     roll: int  # the last total rolled in the game, 0 before the first roll
     roller: int  # the seat that rolled it, NOBODY before the first roll
     helper: int  # the neighbour who covered it through the privilege (R12), else NOBODY
+    privileged: int  # the last neighbour in the game who covered a roll through the privilege, else NOBODY
     dice: list[int]  # stacked totals still to be used before the generator (tests)
     rolls: list[int]  # every total rolled so far, for game records
     winners: list[int]  # once over: the winner, or empty on a draw
@@ -179,7 +181,7 @@ class NeighborState:
 
 def check_dice(dice: Any) -> list[int]:
     """Validate stacked dice: a list of totals 2..12 (as ints). A ValueError names the problem."""
-    if isinstance(dice, (str, bytes)) or not isinstance(dice, Sequence | np.ndarray):
+    if isinstance(dice, (str, bytes)) or not isinstance(dice, Sequence | np.ndarray) or np.ndim(dice) != 1:
         raise ValueError(f"dice must be a list of totals 2..12, got {dice!r}")
     totals = []
     for index, total in enumerate(dice):
@@ -207,6 +209,7 @@ def new_game(config: NeighborConfig, dice: Sequence[int] | None = None) -> Neigh
     state.roll = 0
     state.roller = NOBODY
     state.helper = NOBODY
+    state.privileged = NOBODY
     state.dice = check_dice(dice)[::-1] if dice is not None else []  # reversed: pop() takes the next
     state.rolls = []
     state.winners = []
@@ -329,7 +332,7 @@ def _roll(state: NeighborState, total: int) -> None:
         if not covered[neighbour][j]:
             # The privilege passes around the table to the first player who can use the total:
             # they cover it and the turn moves to them.
-            state.helper = neighbour
+            state.helper = state.privileged = neighbour
             _cover(state, neighbour, j)
             if state.phase != OVER:
                 _pass_turn(state, neighbour)

@@ -24,7 +24,7 @@ def neighbor_pieces(num_players: int) -> list[tuple[str, tuple[int, ...], str]]:
         ("phase", (3,), "one-hot: roll (a turn's forced first roll), choose (roll again or end), uncover (after a 7)"),
         ("roll", (len(ROLL_TOTALS),), "one-hot total 2..12 of the last roll in the game; all 0 before the first"),
         ("current", (p,), "one-hot: the seat to act, observer first (all 0 once the game is over)"),
-        ("privilege", (p,), "one-hot: the neighbour who covered the last roll through the privilege (R12)"),
+        ("privilege", (p,), "one-hot: the last player who covered another's roll through the privilege (R12)"),
         ("covered", (p, NUM_MARKERS), "per seat (observer first), per total 2,3,4,5,6,8,9,10,11,12: 1 if covered"),
         ("left", (p,), "per seat: markers still uncovered / 10"),
         ("turn", (1,), "turns played / max_turns (the game is a draw at 1)"),
@@ -49,8 +49,8 @@ class NeighborObserver(PieceLayout):
             out[off["current"] + (state.current - seat) % p] = 1.0
         if state.roll:
             out[off["roll"] + state.roll - 2] = 1.0
-        if state.helper != NOBODY:
-            out[off["privilege"] + (state.helper - seat) % p] = 1.0
+        if state.privileged != NOBODY:
+            out[off["privilege"] + (state.privileged - seat) % p] = 1.0
         order = [(seat + r) % p for r in range(p)]
         start = off["covered"]
         out[start : start + p * NUM_MARKERS] = [c for s in order for c in state.covered[s]]

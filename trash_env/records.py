@@ -132,7 +132,7 @@ def _replay_neighbor(record: dict[str, Any]) -> NeighborState:
     version = record.get("version")
     if type(version) is not int or version != NEIGHBOR_RECORD_VERSION:
         raise ValueError(f"game record version {version!r} is not supported (expected {NEIGHBOR_RECORD_VERSION})")
-    missing = [k for k in ("config", "seed", "dice", "actions") if k not in record]
+    missing = [k for k in ("config", "seed", "dice", "actions", "rolls") if k not in record]
     if missing:
         raise ValueError(f"game record is missing {missing}")
     _check_seed(record["seed"])
@@ -149,6 +149,6 @@ def _replay_neighbor(record: dict[str, Any]) -> NeighborState:
             neighbor.apply_action(state, action, rng)
         except ValueError as error:
             raise ValueError(f"game record action #{index} cannot be replayed: {error}") from None
-    if "rolls" in record and record["rolls"] != state.rolls:
+    if record["rolls"] != state.rolls:
         raise ValueError("the record's rolls do not match the rolls its seed and dice give")
     return state
