@@ -6,7 +6,9 @@
 One learner seat plays Trash (RULES.md) against opponents that move inside
 `step()`, so every transition and reward is from the learner's point of view.
 This is the environment for Gymnasium-style learners such as Stable-Baselines3
-(MaskablePPO reads `action_masks()`). The learner is asked only at its real
+(MaskablePPO reads `action_masks()`). `NeighborSingleAgentEnv`
+(`HelpYourNeighborSingleAgent-v0`) is the same environment for the dice game
+Help Your Neighbor (R12, R14). The learner is asked only at its real
 choices (R13: forced moves are played for it), opponents are asked at theirs.
 
 Opponents are agent objects with an `act(view, rng) -> action` method (every
