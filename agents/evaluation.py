@@ -10,6 +10,12 @@ on its own deck: the classic way, kept for comparison.
 
 Every random number comes from the evaluation seed, so the same seed gives the
 same games whatever the number of worker processes.
+
+Pairs of vectorisable baselines (``random``, ``greedy``, ``counter``) are played
+on the batched engine (:mod:`trash_env.batched`, exact mode) when Numba is
+installed: the same decks and reshuffles as here, so ``greedy`` and ``counter``
+play exactly the games the scalar path plays; ``random`` draws its choices from
+the engine's per-game generator instead of the agent's.
 """
 
 from __future__ import annotations
@@ -119,6 +125,57 @@ def _one_thread() -> None:
         torch.set_num_threads(1)
 
 
+VECTORISABLE = ("random", "greedy", "counter")
+BATCH_CHUNK = 4096  # games per batched-engine call
+
+
+def batched_eligible(config: Any, pairs: Sequence[tuple[str, str]], prebuilt: dict[str, Agent]) -> bool:
+    """Whether every agent of ``pairs`` is a vectorisable Trash baseline and Numba is installed."""
+    from trash_env import batched
+
+    specs = {spec for pair in pairs for spec in pair}
+    return (
+        batched.HAVE_NUMBA
+        and game_of(config).name == "trash"
+        and not (specs & set(prebuilt))
+        and specs <= set(VECTORISABLE)
+    )
+
+
+def play_deals_batched(
+    config: Any, pair: tuple[str, str], deals: Sequence[int], seed: int, duplicate: bool
+) -> list[GameResult]:
+    """:func:`play_deals` on the batched engine: the same deals (decks and reshuffle seeds),
+    every rotation, the baselines played inside the engine."""
+    from trash_env.batched import TRUNC, TURN, TrashBatch, mix_seeds
+
+    n = config.num_players
+    base = lineup(pair, n)
+    games = [(deal, rotation) for deal in deals for rotation in range(n)]
+    results = []
+    for start in range(0, len(games), BATCH_CHUNK):
+        chunk = games[start : start + BATCH_CHUNK]
+        lineups = [base[rotation:] + base[:rotation] for _, rotation in chunk]
+        batch = TrashBatch(config, len(chunk), exact=True, policies=lineups)
+        numbers = np.array(chunk, dtype=np.int64).reshape(-1, 2)
+        batch.rng_state[:] = mix_seeds(seed, numbers[:, 0], numbers[:, 1])  # the random policy's choices
+        batch.reset([_deal_seed(seed, deal, rotation, duplicate) for deal, rotation in chunk])
+        state, rewards = batch.state, batch.rewards
+        for b, ((deal, rotation), seats) in enumerate(zip(chunk, lineups)):
+            results.append(
+                GameResult(
+                    pair,
+                    deal,
+                    rotation,
+                    tuple(seats),
+                    tuple(rewards[b].tolist()),
+                    int(state[b, TURN]),
+                    bool(state[b, TRUNC]),
+                )
+            )
+    return results
+
+
 def round_robin(specs: Sequence[str]) -> list[tuple[str, str]]:
     """Every pair of distinct agents once (a head-to-head is a round robin of two)."""
     if len(set(specs)) != len(specs) or len(specs) < 2:
@@ -134,6 +191,7 @@ def run_tournament(
     duplicate: bool = True,
     workers: int = 1,
     on_progress: Callable[[int], None] | None = None,
+    engine: str = "auto",
 ) -> list[GameResult]:
     """All pairings of ``specs`` over ``deals`` deals each, on ``workers`` processes.
 
@@ -141,7 +199,7 @@ def run_tournament(
     randomness depends only on (seed, deal, rotation), and results are sorted.
     ``on_progress(n)`` is called as batches of n deals finish.
     """
-    return run_pairings(config, round_robin(specs), deals, seed, duplicate, workers, on_progress)
+    return run_pairings(config, round_robin(specs), deals, seed, duplicate, workers, on_progress, engine=engine)
 
 
 def run_pairings(
@@ -153,10 +211,15 @@ def run_pairings(
     workers: int = 1,
     on_progress: Callable[[int], None] | None = None,
     prebuilt: dict[str, Agent] | None = None,
+    engine: str = "auto",
 ) -> list[GameResult]:
     """Like :func:`run_tournament`, for given pairs (a pair may hold one agent twice);
     ``prebuilt`` maps specs to agent objects to use instead of making them (for
-    example a policy being trained)."""
+    example a policy being trained). ``engine``: ``"auto"`` plays vectorisable
+    baselines on the batched engine, ``"scalar"`` always on the core, ``"batched"``
+    insists on the batched engine."""
+    if engine not in ("auto", "scalar", "batched"):
+        raise ValueError(f"engine={engine!r} is not one of 'auto', 'scalar', 'batched'")
     if deals < 1:
         raise ValueError(f"deals must be at least 1, got {deals}")
     if workers < 1:
@@ -165,6 +228,21 @@ def run_pairings(
     game = game_of(config)
     for spec in {spec for pair in pairs for spec in pair}:  # fail early, here, on a bad spec or configuration
         (prebuilt[spec] if spec in prebuilt else make_agent(spec, game.name)).check_config(config)
+    use_batched = engine != "scalar" and batched_eligible(config, pairs, prebuilt)
+    if engine == "batched" and not use_batched:
+        raise ValueError(
+            f"the batched engine plays Trash baselines {list(VECTORISABLE)} and needs Numba (the batched extra)"
+        )
+    if use_batched:
+        results = []
+        chunk = max(1, BATCH_CHUNK // config.num_players)
+        for pair in pairs:
+            for start in range(0, deals, chunk):
+                done = range(start, min(start + chunk, deals))
+                results += play_deals_batched(config, pair, done, seed, duplicate)
+                if on_progress:
+                    on_progress(len(done))
+        return results
     batch = max(1, min(64, deals // (workers * 8) or 1))
     jobs = [(pair, range(start, min(start + batch, deals))) for pair in pairs for start in range(0, deals, batch)]
     results: list[GameResult] = []
