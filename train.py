@@ -73,6 +73,9 @@ class Args:
     """parallel environments"""
     subproc: bool = False
     """run the environments in subprocesses (SubprocVecEnv) instead of in this process"""
+    batched: bool = False
+    """run the n_envs games on the batched engine (trash_env.vec_env.TrashVecEnv): Trash only, opponents among
+    random/greedy/counter, no self-play"""
     seed: int = 0
     """seeds the environments, the model and every evaluation"""
     opponents: list[str] = field(default_factory=list)
@@ -140,6 +143,39 @@ def make_env_factory(args: Args, opponents: list[Any]):
     rules = rules_fields(args)
     env_class = SINGLE_AGENT_ENVS[args.game]
     return lambda: env_class(args.preset, opponents=opponents, **rules)
+
+
+def check_batched(args: Args) -> None:
+    """--batched needs what the batched engine plays inside: Trash and vectorisable baselines."""
+    if not args.batched:
+        return
+    from agents.evaluation import VECTORISABLE
+
+    if args.game != "trash":
+        raise ValueError("--batched: the batched engine plays Trash only")
+    if args.self_play:
+        raise ValueError("--batched: self-play snapshots cannot play inside the batched engine; drop --self-play")
+    if args.subproc:
+        raise ValueError("--batched runs every game in one process; drop --subproc")
+    if args.algo != "maskable_ppo":
+        raise ValueError("--batched takes masked actions only: use --algo maskable_ppo")
+    others = sorted(set(args.opponents) - set(VECTORISABLE))
+    if others:
+        raise ValueError(f"--batched: opponents {others} are not among the in-engine baselines {list(VECTORISABLE)}")
+
+
+def make_vec_env_for(args: Args, opponents: list[Any]) -> Any:
+    """SB3 vector envs over the single-agent env, or the batched engine's (--batched)."""
+    if args.batched:
+        from trash_env.vec_env import TrashVecEnv
+
+        return TrashVecEnv(args.n_envs, args.preset, opponents=args.opponents, seed=args.seed, **rules_fields(args))
+    return make_vec_env(
+        make_env_factory(args, opponents),
+        n_envs=args.n_envs,
+        seed=args.seed,
+        vec_env_cls=SubprocVecEnv if args.subproc else DummyVecEnv,
+    )
 
 
 def make_model(args: Args, vec_env: Any, run_dir: Path) -> Any:
@@ -279,6 +315,7 @@ def plot_learning_curve(history: list[dict[str, Any]], baselines: list[str], pat
 
 def main(args: Args) -> dict[str, Any]:
     resolve_baselines(args)
+    check_batched(args)
     config = build_config(args)
     if args.self_play and args.pool_size < 1:
         raise ValueError(f"--pool-size must be at least 1 with --self-play, got {args.pool_size}")
@@ -301,12 +338,7 @@ def main(args: Args) -> dict[str, Any]:
     base_opponents = [make_agent(spec, args.game) for spec in args.opponents]
     for opponent in base_opponents:
         opponent.check_config(config)
-    vec_env = make_vec_env(
-        make_env_factory(args, base_opponents),
-        n_envs=args.n_envs,
-        seed=args.seed,
-        vec_env_cls=SubprocVecEnv if args.subproc else DummyVecEnv,
-    )
+    vec_env = make_vec_env_for(args, base_opponents)
 
     if resume_metadata is not None:
         model = algorithms()[resume_metadata["algorithm"]].load(

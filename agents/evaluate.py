@@ -59,6 +59,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--deals", type=int, default=1000, help="deals per pair of agents")
     parser.add_argument("--independent", action="store_true", help="a fresh deck for every game (no duplicate)")
     parser.add_argument("--workers", type=int, default=1, help="processes (2 uses both cores here)")
+    parser.add_argument(
+        "--engine",
+        default="auto",
+        choices=["auto", "scalar", "batched"],
+        help="auto (default): vectorisable Trash baselines (random, greedy, counter) on the batched engine",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for rating intervals")
     parser.add_argument("--json", type=Path, help="write the summary and settings as JSON")
@@ -148,6 +154,7 @@ def run_with_progress(config: Any, args: argparse.Namespace) -> list[GameResult]
             duplicate=not args.independent,
             workers=args.workers,
             on_progress=lambda n: progress.advance(task, n),
+            engine=args.engine,
         )
 
 

@@ -11,7 +11,6 @@ Every output goes to a temporary directory.
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import os
@@ -61,17 +60,6 @@ TINY_RUN = [
 
 # --------------------------------------------------------------------------
 # Fixtures and helpers
-
-
-@pytest.fixture(scope="module")
-def train() -> ModuleType:
-    """``train.py`` (a top-level script, not a package module) imported from the repository root."""
-    spec = importlib.util.spec_from_file_location("train", ROOT / "train.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["train"] = module  # dataclasses look their module up while the class is created
-    spec.loader.exec_module(module)
-    return module
 
 
 def tiny_args(train: ModuleType, out_dir: Path, **fields: Any) -> Any:

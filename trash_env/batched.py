@@ -89,6 +89,7 @@ PARALLEL_FROM = 256  # batch sizes from which TrashBatch steps games on all of N
 
 # In-engine policies (vectorised baselines, ``agents.baselines``); EXTERNAL seats are asked by the caller.
 EXTERNAL, RANDOM, GREEDY, COUNTER = -1, 0, 1, 2
+ANY_ASKED = -2  # _advance's stop_seat: the first move of any EXTERNAL seat
 POLICY_CODES = {"random": RANDOM, "greedy": GREEDY, "counter": COUNTER}
 
 
@@ -556,14 +557,16 @@ def _advance(
     g: np.ndarray, r: np.ndarray, rs: np.ndarray, b: int, policies: np.ndarray, stop_seat: int, mask: np.ndarray
 ) -> int:
     """Play forced moves (R13) and in-engine policies until an EXTERNAL seat has a real
-    choice, or (``stop_seat`` >= 0) until that seat has any move, or the game is over.
+    choice, or (``stop_seat`` a seat, or ANY_ASKED for every EXTERNAL seat) until that seat has any
+    move, or the game is over.
     Returns the number of legal actions of the seat asked (0 when over), or -1 if paused."""
     while g[b, PHASE] != OVER:
         seat = g[b, CUR]
         action = _forced(g, r, b)
-        if seat == stop_seat or action < 0:
+        stop = seat == stop_seat or (stop_seat == ANY_ASKED and policies[b, seat] == EXTERNAL)
+        if stop or action < 0:
             count = _legal(g, r, b, mask)
-            if seat == stop_seat:
+            if stop:
                 return count
             if policies[b, seat] == EXTERNAL:
                 return count
@@ -674,14 +677,16 @@ def _first_choice(g: np.ndarray, r: np.ndarray, rs: np.ndarray, b: int, policies
     not move at all (another seat wins first): the caller deals the next game."""
     for i in range(r[KD]):
         g[b, DECK + i] = g[b, PERM + i]
+    generator = rs[b]
     count = _advance(g, r, rs, b, policies, -1, mask)
     if count == 0:
+        rs[b] = generator  # the same game again: the same deck and the same random choices
         for i in range(r[KD]):
             g[b, PERM + i] = g[b, DECK + i]
         learner = g[b, LEARNER]
         _new_game(g, r, rs, b)
         g[b, LEARNER] = learner
-        count = _advance(g, r, rs, b, policies, learner if learner >= 0 else g[b, CUR], mask)
+        count = _advance(g, r, rs, b, policies, learner if learner >= 0 else ANY_ASKED, mask)
     return count
 
 
@@ -839,6 +844,11 @@ class TrashBatch:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
         p = config.num_players
+        if config.deck_size > MAX_DECK:
+            raise ValueError(
+                f"num_decks={config.num_decks}: the batched engine holds up to {MAX_DECK} cards "
+                "(three decks with Jokers)"
+            )
         if config.max_turns > np.iinfo(np.int16).max:
             raise ValueError(f"max_turns={config.max_turns}: the batched engine counts turns up to 32767")
         if opponents is not None and (exact or policies is not None):
@@ -874,6 +884,8 @@ class TrashBatch:
             self.final_obs,
         )
         self.policies = policy_codes(policies, batch_size, p)
+        if not exact and opponents is None and ((self.policies != EXTERNAL).all(axis=1)).any():
+            raise ValueError("policies: in fast mode every game needs a seat that is asked (None); use exact=True")
         self.pool = np.array([_code(name, "opponents") for name in opponents or []], np.int64)
         if opponents is not None and not len(self.pool):
             raise ValueError("opponents must name at least one baseline")
@@ -945,8 +957,8 @@ class TrashBatch:
         would draw from its generator, until none is paused."""
         g = self.state
         live = games[g[games, PHASE] != OVER]
-        self.dones[games] = False
-        self.rewards[games] = 0.0
+        self.dones[live] = False  # a finished game keeps its dones and rewards until reset
+        self.rewards[live] = 0.0
         while len(live):
             self._kernel(live, actions)
             paused = live[self.status[live] < 0]
