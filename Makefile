@@ -30,6 +30,7 @@ test: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_env.py
 	$(PY) benchmarks/bench_eval.py
+	$(PY) benchmarks/bench_batched.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
