@@ -10,7 +10,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	# The CPU build of torch first: a plain `torch` requirement could pull a multi-GB CUDA build.
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e ".[dev,eval,bench,train,batched]"
+	$(PY) -m pip install --quiet -e ".[dev,eval,bench,train,batched,rllib]"
 	touch $@
 
 ## The main job: train MaskablePPO on a small budget, then print its evaluation table.

@@ -33,11 +33,11 @@ from stable_baselines3.common.logger import configure as configure_logger
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-from agents.evaluate import parse_overrides, print_summary, write_json
+from agents.evaluate import final_evaluation, parse_overrides, write_json
 from agents.evaluation import run_pairings
 from agents.learned import LearnedAgent, algorithms, check_compatible, policy_metadata, read_metadata, save_policy
 from agents.registry import make_agent
-from agents.stats import pair_summaries, summarize
+from agents.stats import pair_summaries
 from trash_env.games import get_game
 from trash_env.single_agent import NeighborSingleAgentEnv, TrashSingleAgentEnv
 
@@ -393,18 +393,16 @@ def main(args: Args) -> dict[str, Any]:
     vec_env.close()
     print(f"trained {model.num_timesteps:,} timesteps in {train_seconds:.0f} s; policy saved to {policy_path}")
 
-    # Final evaluation: the saved policy (as any user would load it) against every baseline.
-    spec = str(policy_path)
-    results = run_pairings(
+    # Final evaluation: the saved policy, as any user would load it, against every baseline.
+    summary = final_evaluation(
         config,
-        [(spec, b) for b in args.eval_baselines],
+        str(policy_path),
+        args.eval_baselines,
         args.final_eval_deals,
-        seed=args.seed + 1,
-        workers=args.eval_workers,
+        args.seed,
+        args.eval_workers,
+        run_dir / "final_eval.json",
     )
-    summary = summarize(results, seed=args.seed)
-    print_summary(summary, f"{policy_path} vs baselines, {args.final_eval_deals} duplicate deals per baseline")
-    write_json(run_dir / "final_eval.json", {"policy": spec, "deals": args.final_eval_deals, **summary})
     write_json(run_dir / "eval_history.json", {"history": history})
     if history:
         plot_learning_curve(

@@ -206,6 +206,20 @@ def print_summary(summary: dict[str, Any], title: str) -> None:
     console.print(seats)
 
 
+def final_evaluation(
+    config: Any, policy: str, baselines: Sequence[str], deals: int, seed: int, workers: int, out: Path
+) -> dict[str, Any]:
+    """A trained policy (by its file or folder, as a user would load it) against every baseline on
+    duplicate deals: prints the tables, writes ``out`` (JSON) and returns the summary."""
+    from agents.evaluation import run_pairings
+
+    results = run_pairings(config, [(policy, b) for b in baselines], deals, seed=seed + 1, workers=workers)
+    summary = summarize(results, seed=seed)
+    print_summary(summary, f"{policy} vs baselines, {deals} duplicate deals per baseline")
+    write_json(out, {"policy": policy, "deals": deals, **summary})
+    return summary
+
+
 def _prepare(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
 

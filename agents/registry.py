@@ -2,7 +2,8 @@
 
 Trash: ``random``, ``greedy``, ``counter``, ``search`` (with an optional budget,
 ``search:samples=32,rollouts=2``). Help Your Neighbor: ``random``, ``heuristic``.
-In either game, a trained policy by file path.
+In either game, a trained policy by file path (``train.py``'s ``.zip``, or the
+folder ``train_rllib.py`` exports).
 """
 
 from __future__ import annotations
@@ -42,6 +43,12 @@ def make_agent(spec: str, game: str = "trash") -> Agent:
     game_name = get_game(game).name
     baselines = BASELINES_BY_GAME[game_name]
     name, _, options = spec.partition(":")
+    if name not in baselines and Path(spec).is_dir():
+        from agents.rllib_policy import RLlibAgent, is_rllib_policy
+
+        if not is_rllib_policy(spec):
+            raise ValueError(f"{spec!r} is a folder but not an RLlib policy exported by train_rllib.py")
+        return RLlibAgent.load(spec)
     if name not in baselines and (spec.endswith(".zip") or Path(spec).is_file()):
         from agents.learned import LearnedAgent
 
