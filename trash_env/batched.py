@@ -53,7 +53,7 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 # scalar fields first, then fixed-size blocks sized for the largest configuration (8 seats,
 # three decks with Jokers), so every offset is a compile-time constant.
 HELD, PHASE, CUR, TURN, HAND, HFIRST, NHW, FLEFT, STOCKN, DISCN, TRUNC, DRAWN, NWIN = range(13)
-CONT, CONTFIRST, NEED, PERMN, TODO, ASKED, LEARNER = range(13, 20)
+CONT, CONTFIRST, NEED, PERMN, TODO, LEARNER = range(13, 19)
 NUM_FIELDS = 20
 MAX_SEATS, MAX_DECK = 8, 3 * 54
 UP = NUM_FIELDS  # [seat * 10 + slot]: FACE_DOWN, a rank, or ABSENT beyond the layout
@@ -238,7 +238,6 @@ def _new_game(g: np.ndarray, r: np.ndarray, rs: np.ndarray, b: int) -> None:
     g[b, NEED] = 0
     g[b, PERMN] = 0
     g[b, TODO] = -1
-    g[b, ASKED] = 0
     _deal(g, r, b, 0)
 
 

@@ -5,7 +5,7 @@
 |--------------------|-----------------------------------------------------------|
 | Actions            | Discrete                                                  |
 | Parallel API       | No                                                        |
-| Manual Control     | Yes (`python -m agents.play`, later issue)                |
+| Manual Control     | Yes (`python -m agents.play`)                             |
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`              |
 | Agents             | 2 to 8                                                    |
 | Action Shape       | (1,)                                                      |
