@@ -87,6 +87,12 @@ CONT_NONE, CONT_DEAL, CONT_DEAL_TRUNC = 0, 1, 2
 OK, PAUSED = 0, 1
 PARALLEL_FROM = 256  # batch sizes from which TrashBatch steps games on all of Numba's threads
 
+
+# The generators' 64-bit arithmetic wraps by design; as plain Python (no Numba) NumPy would warn.
+def _wrapping() -> Any:
+    return np.errstate(over="ignore")
+
+
 # In-engine policies (vectorised baselines, ``agents.baselines``); EXTERNAL seats are asked by the caller.
 EXTERNAL, RANDOM, GREEDY, COUNTER = -1, 0, 1, 2
 ANY_ASKED = -2  # _advance's stop_seat: the first move of any EXTERNAL seat
@@ -918,10 +924,12 @@ class TrashBatch:
                 g[b, PERM : PERM + d] = decks[key]
             self._game_seeds = list(seeds)
             self.generators = [None] * self.batch_size  # made when a game first needs one more draw
-            _start_games(g, r, self.rng_state, self._all, self.policies, self.pool, self.learner, self.masks)
+            with _wrapping():
+                _start_games(g, r, self.rng_state, self._all, self.policies, self.pool, self.learner, self.masks)
             self._run(self._all, self._no_actions)
             return self.obs, self.masks
-        _start_games(g, r, self.rng_state, self._all, self.policies, self.pool, self.learner, self.masks)
+        with _wrapping():
+            _start_games(g, r, self.rng_state, self._all, self.policies, self.pool, self.learner, self.masks)
         _observe_games(g, r, self.rng_state, self.scale, self._all, self.obs, self.masks, self.seats)
         return self.obs, self.masks
 
@@ -938,6 +946,10 @@ class TrashBatch:
 
     def _kernel(self, games: np.ndarray, actions: np.ndarray) -> None:
         kernel = _step_games_parallel if self.parallel else _step_games
+        with _wrapping():
+            self._call(kernel, games, actions)
+
+    def _call(self, kernel: Any, games: np.ndarray, actions: np.ndarray) -> None:
         kernel(
             self.state,
             self.rules,
