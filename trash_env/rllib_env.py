@@ -29,6 +29,8 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from trash_env.trash import raw_env
 from trash_env.view import SeatView
 
+_MAX_REDEALS = 100
+
 
 def _masked(observation: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {"observations": observation["observation"], "action_mask": observation["action_mask"].astype(np.float32)}
@@ -75,22 +77,23 @@ class TrashRLlibEnv(PettingZooEnv):
         raw = self.env
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        raw.reset(seed=int(self._rng.integers(2**31)), options=options)
-        self._seat_agents = {}
-        if self._opponents:
-            n = raw.config.num_players
-            learner = self.learner_seat if self.learner_seat is not None else int(self._rng.integers(n))
-            self.learners = [raw.possible_agents[learner]]
-            for seat, agent in enumerate(raw.possible_agents):
-                if seat != learner:
-                    self._seat_agents[agent] = self._opponents[int(self._rng.integers(len(self._opponents)))]
-        else:
-            self.learners = list(raw.possible_agents)
-        self._play_opponents()
-        if raw.state.over:  # the opponents ended the game before the learner's first move: deal another
-            return self.reset(options=options)
-        agent = raw.agent_selection
-        return {agent: _masked(raw.observe(agent))}, {}
+        for _ in range(_MAX_REDEALS):
+            raw.reset(seed=int(self._rng.integers(2**31)), options=options)
+            self._seat_agents = {}
+            if self._opponents:
+                n = raw.config.num_players
+                learner = self.learner_seat if self.learner_seat is not None else int(self._rng.integers(n))
+                self.learners = [raw.possible_agents[learner]]
+                for seat, agent in enumerate(raw.possible_agents):
+                    if seat != learner:
+                        self._seat_agents[agent] = self._opponents[int(self._rng.integers(len(self._opponents)))]
+            else:
+                self.learners = list(raw.possible_agents)
+            self._play_opponents()
+            if not raw.state.over:  # else the opponents ended the game before the learner moved: deal another
+                agent = raw.agent_selection
+                return {agent: _masked(raw.observe(agent))}, {}
+        raise RuntimeError(f"no deal in {_MAX_REDEALS} gave the learner a move")
 
     def _play_opponents(self) -> None:
         """Opponent seats move inside the environment until a learner is to act or the game ends."""
