@@ -1,18 +1,20 @@
 """A batched Trash engine: B games of one configuration stepped in lockstep over arrays.
 
 The rules are those of :mod:`trash_env.core` (R1-R10, R13), written again as
-Numba-compiled loops over flat arrays, one game after another, so that a
+Numba-compiled loops over one int16 row per game, so that a
 whole batch advances in one call: apply each game's action, play forced moves
 (R13), let in-engine opponents move, reset finished games, and write every
 game's observation (the layout of ``trash_v0``, :class:`trash_env.observation.Observer`)
-and action mask. ``tests/test_batched.py`` plays the same decks and choices
-through this engine and the core and compares acting seats, masks,
-observations, rewards and ends, for every preset, 2-8 players, hands and
-matches.
+and action mask. ``tests/test_batched.py`` and ``tests/test_batched_engine.py``
+play the same decks and choices through this engine and the core and compare
+acting seats, masks, observations, rewards and ends, for every preset, 2-8
+players, hands and matches.
 
 Randomness. With ``exact=False`` (the fast default) shuffles (new decks,
 reshuffles R7, the deals of later hands R9) and the ``random`` policy draw
-from Numba's own generator, seeded from ``seed``. With ``exact=True`` every
+from each game's own small generator (xorshift64*, seeded from ``seed``), so
+a game's course does not depend on the other games or on threads. With
+``exact=True`` every
 game owns a ``numpy.random.Generator`` used exactly as the core uses its
 generator (``rng.permutation`` for a deck, ``rng.shuffle`` for a reshuffle):
 the engine pauses a game where the core would draw, the permutation is made
@@ -173,7 +175,7 @@ def _below(rs: np.ndarray, b: int, n: int) -> int:
 
 @njit(cache=True)
 def _internal_perm(g: np.ndarray, rs: np.ndarray, b: int, n: int) -> None:
-    """A uniform permutation of 0..n-1 into the game's PERM cells (Fisher-Yates, Numba's generator)."""
+    """A uniform permutation of 0..n-1 into the game's PERM cells (Fisher-Yates, the game's generator)."""
     for i in range(n):
         g[b, PERM + i] = i
     for i in range(n - 1, 0, -1):
