@@ -48,8 +48,8 @@ class RulesConfig:
     max_turns: int | None = None
 
     def __post_init__(self) -> None:
-        self._check_int("num_players", MIN_PLAYERS, MAX_PLAYERS)
-        self._check_int("layout_size", 1, MAX_LAYOUT)
+        check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)
+        check_int(self, "layout_size", 1, MAX_LAYOUT)
         _check_choice("wild", self.wild, WILD_CHOICES)
         _check_bool("jokers", self.jokers)
         _check_choice("discard_draw", self.discard_draw, DISCARD_DRAW_CHOICES)
@@ -58,11 +58,11 @@ class RulesConfig:
         _check_choice("starter", self.starter, STARTER_CHOICES)
         if self.num_decks is None:
             object.__setattr__(self, "num_decks", default_num_decks(self.num_players))
-        self._check_int("num_decks", 1, None)
+        check_int(self, "num_decks", 1, None)
         if self.max_turns is None:
             default = MATCH_MAX_TURNS if self.match else HAND_MAX_TURNS
             object.__setattr__(self, "max_turns", default)
-        self._check_int("max_turns", 1, None)
+        check_int(self, "max_turns", 1, None)
         dealt = self.num_players * self.layout_size
         if self.deck_size - dealt < 2:
             raise ValueError(
@@ -70,15 +70,6 @@ class RulesConfig:
                 f"{self.num_players} layouts of {self.layout_size} and leave two cards for "
                 "the stock (R1); use more decks, fewer players or a smaller layout_size"
             )
-
-    def _check_int(self, name: str, low: int, high: int | None) -> None:
-        value = getattr(self, name)
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise ValueError(f"{name} must be an integer, got {value!r}")
-        if value < low or (high is not None and value > high):
-            bounds = f"{low}..{high}" if high is not None else f">= {low}"
-            raise ValueError(f"{name}={value} is out of range ({bounds})")
-        object.__setattr__(self, name, int(value))  # numpy integers become plain ints
 
     @functools.cached_property
     def copies_per_rank(self) -> tuple[int, ...]:
@@ -113,7 +104,7 @@ class RulesConfig:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RulesConfig:
         """Inverse of :meth:`to_dict`; unknown keys are an error naming them."""
-        return cls(**_known_fields(data))
+        return cls(**known_fields(cls, data))
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -134,15 +125,29 @@ def make_config(preset: str = "standard", **overrides: Any) -> RulesConfig:
     """
     if preset not in PRESETS:
         raise ValueError(f"preset={preset!r} is not one of {sorted(PRESETS)}")
-    return RulesConfig(**_known_fields({**PRESETS[preset], **overrides}))
+    return RulesConfig(**known_fields(RulesConfig, {**PRESETS[preset], **overrides}))
 
 
-def _known_fields(data: dict[str, Any]) -> dict[str, Any]:
-    names = {f.name for f in dataclasses.fields(RulesConfig)}
+def known_fields(config_type: type, data: dict[str, Any], what: str = "rules") -> dict[str, Any]:
+    """``data`` as keyword arguments of the dataclass ``config_type``; unknown keys are an
+    error naming them (shared by the configurations of both games)."""
+    names = {f.name for f in dataclasses.fields(config_type)}
     unknown = sorted(set(data) - names)
     if unknown:
-        raise ValueError(f"unknown rules field(s) {unknown}; known fields are {sorted(names)}")
+        raise ValueError(f"unknown {what} field(s) {unknown}; known fields are {sorted(names)}")
     return dict(data)
+
+
+def check_int(config: Any, name: str, low: int, high: int | None) -> None:
+    """The field ``name`` of a frozen config must be an integer in low..high (None: no top);
+    numpy integers become plain ints."""
+    value = getattr(config, name)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bounds = f"{low}..{high}" if high is not None else f">= {low}"
+        raise ValueError(f"{name}={value} is out of range ({bounds})")
+    object.__setattr__(config, name, int(value))
 
 
 def _check_bool(name: str, value: Any) -> None:

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from trash_env.config import check_int, known_fields
 from trash_env.core import IllegalActionError, apply_forced, check_action  # noqa: F401 - shared with Trash
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 8  # R12: 3-8 in the text, 2 allowed for training
@@ -70,20 +71,21 @@ class NeighborConfig:
     max_turns: int | None = None
 
     def __post_init__(self) -> None:
-        _check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)
+        check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)
         if self.max_turns is None:
             object.__setattr__(self, "max_turns", MAX_TURNS)
-        _check_int(self, "max_turns", 1, None)
+        check_int(self, "max_turns", 1, None)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> NeighborConfig:
-        return cls(**_known_fields(data))
+        return cls(**known_fields(cls, data, _WHAT))
 
 
 PRESETS: dict[str, dict[str, Any]] = {"standard": {}}
+_WHAT = "Help Your Neighbor"  # how configuration errors name this game's fields
 
 
 def make_config(preset: str = "standard", **overrides: Any) -> NeighborConfig:
@@ -94,25 +96,7 @@ def make_config(preset: str = "standard", **overrides: Any) -> NeighborConfig:
     """
     if preset not in PRESETS:
         raise ValueError(f"preset={preset!r} is not one of {sorted(PRESETS)} (Help Your Neighbor has one)")
-    return NeighborConfig(**_known_fields({**PRESETS[preset], **overrides}))
-
-
-def _known_fields(data: dict[str, Any]) -> dict[str, Any]:
-    names = {f.name for f in dataclasses.fields(NeighborConfig)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise ValueError(f"unknown Help Your Neighbor field(s) {unknown}; known fields are {sorted(names)}")
-    return dict(data)
-
-
-def _check_int(config: NeighborConfig, name: str, low: int, high: int | None) -> None:
-    value = getattr(config, name)
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < low or (high is not None and value > high):
-        bounds = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"{name}={value} is out of range ({bounds})")
-    object.__setattr__(config, name, int(value))
+    return NeighborConfig(**known_fields(NeighborConfig, {**PRESETS[preset], **overrides}, _WHAT))
 
 
 def action_name(action: int) -> str:
