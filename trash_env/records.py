@@ -56,20 +56,10 @@ def replay(record: dict[str, Any]) -> GameState | NeighborState:
         return _replay_neighbor(record)
     if not isinstance(record, dict) or record.get("game") != GAME_NAME:
         raise ValueError(f"not a {GAME_NAME} or {NEIGHBOR_GAME_NAME} game record")
-    version = record.get("version")
-    if type(version) is not int or version != RECORD_VERSION:
-        raise ValueError(f"game record version {version!r} is not supported (expected {RECORD_VERSION})")
-    missing = [k for k in ("config", "seed", "deck", "deck_source", "actions") if k not in record]
-    if missing:
-        raise ValueError(f"game record is missing {missing}")
-    _check_seed(record["seed"])
-    for field in ("deck", "actions"):
-        if not isinstance(record[field], list):
-            raise ValueError(f"game record {field} must be a list, got {type(record[field]).__name__}")
+    keys = ("config", "seed", "deck", "deck_source", "actions")
+    _check_record(record, RECORD_VERSION, keys, ("deck", "actions"), "rules")
     if record["deck_source"] not in ("given", "shuffled"):
         raise ValueError(f"game record deck_source must be 'given' or 'shuffled', got {record['deck_source']!r}")
-    if not isinstance(record["config"], dict):
-        raise ValueError("game record config must be a dict of rules fields")
     config = RulesConfig.from_dict(record["config"])
     rng = np.random.default_rng(record["seed"])
     given = record["deck_source"] == "given"
@@ -84,9 +74,26 @@ def replay(record: dict[str, Any]) -> GameState | NeighborState:
     return state
 
 
-def _check_seed(seed: Any) -> None:
+def _check_record(
+    record: dict[str, Any], version: int, keys: tuple[str, ...], lists: tuple[str, ...], fields: str
+) -> None:
+    """What every game's record must have: its ``version``, the ``keys``, a non-negative integer
+    seed, the ``lists`` as lists, the config as a dict of ``fields`` fields. A ValueError names
+    what is wrong."""
+    found = record.get("version")
+    if type(found) is not int or found != version:
+        raise ValueError(f"game record version {found!r} is not supported (expected {version})")
+    missing = [k for k in keys if k not in record]
+    if missing:
+        raise ValueError(f"game record is missing {missing}")
+    seed = record["seed"]
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"game record seed must be a non-negative integer, got {seed!r}")
+    for field in lists:
+        if not isinstance(record[field], list):
+            raise ValueError(f"game record {field} must be a list, got {type(record[field]).__name__}")
+    if not isinstance(record["config"], dict):
+        raise ValueError(f"game record config must be a dict of {fields} fields")
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
@@ -129,18 +136,8 @@ def make_neighbor_record(
 
 
 def _replay_neighbor(record: dict[str, Any]) -> NeighborState:
-    version = record.get("version")
-    if type(version) is not int or version != NEIGHBOR_RECORD_VERSION:
-        raise ValueError(f"game record version {version!r} is not supported (expected {NEIGHBOR_RECORD_VERSION})")
-    missing = [k for k in ("config", "seed", "dice", "actions", "rolls") if k not in record]
-    if missing:
-        raise ValueError(f"game record is missing {missing}")
-    _check_seed(record["seed"])
-    for field in ("dice", "actions"):
-        if not isinstance(record[field], list):
-            raise ValueError(f"game record {field} must be a list, got {type(record[field]).__name__}")
-    if not isinstance(record["config"], dict):
-        raise ValueError("game record config must be a dict of Help Your Neighbor fields")
+    keys = ("config", "seed", "dice", "actions", "rolls")
+    _check_record(record, NEIGHBOR_RECORD_VERSION, keys, ("dice", "actions"), "Help Your Neighbor")
     config = NeighborConfig.from_dict(record["config"])
     rng = np.random.default_rng(record["seed"])
     state = neighbor.new_game(config, record["dice"])
