@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from tiny_training import tiny_args as quiet_args
 
 pytest.importorskip("numba")
 pytest.importorskip("stable_baselines3")
@@ -52,24 +53,14 @@ def tiny_args(train: ModuleType, out_dir: Path, **fields: Any) -> Any:
     """``train.Args`` for a tiny in-process ``--batched`` run: 16 games, 64 steps each per update,
     2,048 decisions, no TensorBoard, no periodic evaluation, a handful of final evaluation deals."""
     settings: dict[str, Any] = {
-        "out_dir": out_dir,
-        "run_name": "run",
         "batched": True,
         "n_envs": 16,
         "n_steps": 64,
         "batch_size": 128,
         "total_timesteps": 2048,
-        "eval_every": 0,
-        "eval_deals": 2,
-        "eval_baselines": ["random"],
         "final_eval_deals": 4,
-        "eval_workers": 1,
-        "checkpoint_every": 0,
-        "progress_bar": False,
-        "tensorboard": False,
     }
-    settings.update(fields)
-    return train.Args(**settings)
+    return quiet_args(train, out_dir, **{**settings, **fields})
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:

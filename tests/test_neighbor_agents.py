@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from tiny_training import tiny_args as quiet_args
 
 import agents.evaluation as evaluation
 from agents.base import Agent
@@ -527,23 +528,16 @@ def tiny_args(train: ModuleType, out_dir: Path, **fields: Any) -> Any:
     """``train.Args`` for a tiny in-process run of Help Your Neighbor: 2 environments, no TensorBoard,
     minimal evaluation, default opponents and evaluation baselines."""
     settings: dict[str, Any] = {
-        "out_dir": out_dir,
-        "run_name": "run",
         "game": GAME,
-        "n_envs": 2,
         "n_steps": 256,
         "batch_size": 128,
         "total_timesteps": 2048,
         "eval_every": 1024,
         "eval_deals": 4,
+        "eval_baselines": [],  # the game's defaults
         "final_eval_deals": 6,
-        "eval_workers": 1,
-        "checkpoint_every": 0,
-        "progress_bar": False,
-        "tensorboard": False,
     }
-    settings.update(fields)
-    return train.Args(**settings)
+    return quiet_args(train, out_dir, **{**settings, **fields})
 
 
 @pytest.fixture(scope="module")

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from tiny_training import tiny_args
 
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("stable_baselines3")
@@ -60,28 +61,6 @@ TINY_RUN = [
 
 # --------------------------------------------------------------------------
 # Fixtures and helpers
-
-
-def tiny_args(train: ModuleType, out_dir: Path, **fields: Any) -> Any:
-    """``train.Args`` for a tiny in-process run: 2 environments, no TensorBoard, minimal evaluation."""
-    settings: dict[str, Any] = {
-        "out_dir": out_dir,
-        "run_name": "run",
-        "n_envs": 2,
-        "n_steps": 128,
-        "batch_size": 64,
-        "total_timesteps": 512,
-        "eval_every": 0,
-        "eval_deals": 2,
-        "eval_baselines": ["random"],
-        "final_eval_deals": 2,
-        "eval_workers": 1,
-        "checkpoint_every": 0,
-        "progress_bar": False,
-        "tensorboard": False,
-    }
-    settings.update(fields)
-    return train.Args(**settings)
 
 
 @pytest.fixture(scope="module")

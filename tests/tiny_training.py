@@ -1,0 +1,30 @@
+"""Tiny in-process ``train.py`` runs for the tests: a few hundred decisions, quiet, no files to spare."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+
+def tiny_args(train: ModuleType, out_dir: Path, **fields: Any) -> Any:
+    """``train.Args`` for a tiny in-process run: 2 environments, no TensorBoard, minimal evaluation;
+    ``fields`` override any setting."""
+    settings: dict[str, Any] = {
+        "out_dir": out_dir,
+        "run_name": "run",
+        "n_envs": 2,
+        "n_steps": 128,
+        "batch_size": 64,
+        "total_timesteps": 512,
+        "eval_every": 0,
+        "eval_deals": 2,
+        "eval_baselines": ["random"],
+        "final_eval_deals": 2,
+        "eval_workers": 1,
+        "checkpoint_every": 0,
+        "progress_bar": False,
+        "tensorboard": False,
+    }
+    settings.update(fields)
+    return train.Args(**settings)
