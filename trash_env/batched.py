@@ -232,7 +232,7 @@ def _deal(g: np.ndarray, r: np.ndarray, b: int, first: int) -> None:
 
 
 @njit(cache=True)
-def _new_game(g: np.ndarray, r: np.ndarray, rs: np.ndarray, b: int) -> None:
+def _new_game(g: np.ndarray, r: np.ndarray, b: int) -> None:
     """core.new_game with the deck ``ordered[perm]``: seat 0 first (R3)."""
     for seat in range(r[KP]):
         g[b, SIZES + seat] = r[KL]
@@ -691,7 +691,7 @@ def _first_choice(g: np.ndarray, r: np.ndarray, rs: np.ndarray, b: int, policies
         for i in range(r[KD]):
             g[b, PERM + i] = g[b, DECK + i]
         learner = g[b, LEARNER]
-        _new_game(g, r, rs, b)
+        _new_game(g, r, b)
         g[b, LEARNER] = learner
         count = _advance(g, r, rs, b, policies, learner if learner >= 0 else ANY_ASKED, mask)
     return count
@@ -704,7 +704,7 @@ def _new_episode(
     """Deal game ``b`` anew (fast mode). With a pool of opponent policies (a single-agent
     batch): the learner's seat is ``learner`` or drawn, every other seat draws a policy."""
     _internal_perm(g, rs, b, r[KD])
-    _new_game(g, r, rs, b)
+    _new_game(g, r, b)
     if len(pool) == 0:
         g[b, LEARNER] = -1
         return
@@ -788,7 +788,7 @@ def _start_games(
     advanced to the first choice, R13; exact mode: from the PERM cells)."""
     for b in games:
         if r[KEXACT]:
-            _new_game(g, r, rs, b)
+            _new_game(g, r, b)
             g[b, LEARNER] = -1
             continue
         for _ in range(1000):
@@ -801,13 +801,13 @@ def _start_games(
 def _observe_games(
     g: np.ndarray,
     r: np.ndarray,
-    rs: np.ndarray,
     scale: np.ndarray,
     games: np.ndarray,
     obs: np.ndarray,
     masks: np.ndarray,
     seats: np.ndarray,
 ) -> None:
+    """Each game's acting seat, its mask and its observation (no move is made)."""
     for b in games:
         _legal(g, r, b, masks[b])
         seats[b] = g[b, CUR]
@@ -932,7 +932,7 @@ class TrashBatch:
             return self.obs, self.masks
         with _wrapping():
             _start_games(g, r, self.rng_state, self._all, self.policies, self.pool, self.learner, self.masks)
-        _observe_games(g, r, self.rng_state, self.scale, self._all, self.obs, self.masks, self.seats)
+        _observe_games(g, r, self.scale, self._all, self.obs, self.masks, self.seats)
         return self.obs, self.masks
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -949,21 +949,18 @@ class TrashBatch:
     def _kernel(self, games: np.ndarray, actions: np.ndarray) -> None:
         kernel = _step_games_parallel if self.parallel else _step_games
         with _wrapping():
-            self._call(kernel, games, actions)
-
-    def _call(self, kernel: Any, games: np.ndarray, actions: np.ndarray) -> None:
-        kernel(
-            self.state,
-            self.rules,
-            self.rng_state,
-            self.scale,
-            games,
-            actions,
-            self.policies,
-            self.pool,
-            self.learner,
-            self._out,
-        )
+            kernel(
+                self.state,
+                self.rules,
+                self.rng_state,
+                self.scale,
+                games,
+                actions,
+                self.policies,
+                self.pool,
+                self.learner,
+                self._out,
+            )
 
     def _run(self, games: np.ndarray, actions: np.ndarray) -> None:
         """Exact mode: step ``games``, then hand every paused game the permutation the core
