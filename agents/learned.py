@@ -55,19 +55,25 @@ def algorithms() -> dict[str, Any]:
     return {"MaskablePPO": MaskablePPO, "PPO": PPO, "DQN": DQN}
 
 
-def policy_metadata(model: Any, config: Any, preset: str, **extra: Any) -> dict[str, Any]:
+def describe_policy(config: Any, preset: str, algorithm: str, **extra: Any) -> dict[str, Any]:
+    """What a policy was trained for (the ``trash_rl.json`` of every policy file or folder):
+    the game, the rules, the observation layout, the algorithm."""
     game = game_of(config)
     return {
         "format": POLICY_FORMAT,
         "game": game.env_name,
-        "algorithm": type(model).__name__,
+        "algorithm": algorithm,
         "preset": preset,
         "config": config.to_dict(),
         "observation_version": game.observation_version,
         "observation_size": game.make_observer(config).size,
-        "num_timesteps": int(model.num_timesteps),
         **extra,
     }
+
+
+def policy_metadata(model: Any, config: Any, preset: str, **extra: Any) -> dict[str, Any]:
+    """:func:`describe_policy` of a Stable-Baselines3 model."""
+    return describe_policy(config, preset, type(model).__name__, num_timesteps=int(model.num_timesteps), **extra)
 
 
 def save_policy(model: Any, path: str | Path, config: Any, preset: str, **extra: Any) -> Path:

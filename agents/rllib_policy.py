@@ -23,8 +23,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, SeatView
-from agents.learned import METADATA_NAME, POLICY_FORMAT, check_compatible
-from trash_env.games import game_of
+from agents.learned import METADATA_NAME, check_compatible, describe_policy
 
 ALGORITHM = "RLlib PPO"
 MODULE_DIR = "module"
@@ -35,17 +34,7 @@ def export_policy(module: Any, folder: str | Path, config: Any, preset: str, **e
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     module.save_to_path(str((folder / MODULE_DIR).resolve()))
-    game = game_of(config)
-    metadata = {
-        "format": POLICY_FORMAT,
-        "game": game.env_name,
-        "algorithm": ALGORITHM,
-        "preset": preset,
-        "config": config.to_dict(),
-        "observation_version": game.observation_version,
-        "observation_size": game.make_observer(config).size,
-        **extra,
-    }
+    metadata = describe_policy(config, preset, ALGORITHM, **extra)
     (folder / METADATA_NAME).write_text(json.dumps(metadata, indent=2))
     return folder
 
