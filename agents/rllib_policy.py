@@ -52,6 +52,8 @@ def read_rllib_metadata(folder: str | Path) -> dict[str, Any]:
         raise ValueError(f"{folder}: no readable {METADATA_NAME} ({error})") from None
     if not isinstance(metadata, dict) or metadata.get("algorithm") != ALGORITHM:
         raise ValueError(f"{folder}: not an RLlib policy exported by train_rllib.py")
+    if not isinstance(metadata.get("config"), dict):
+        raise ValueError(f"{folder}: its {METADATA_NAME} is not a policy description (no config)")
     if not (folder / MODULE_DIR).is_dir():
         raise ValueError(f"{folder}: the RLlib module folder {MODULE_DIR}/ is missing")
     return metadata
