@@ -157,6 +157,10 @@ def test_tiny_run_on_local_ray_and_the_exported_policy_round_trip(tmp_path: Path
 
     broken = tmp_path / "broken"
     shutil.copytree(policy, broken)
+    (broken / "trash_rl.json").write_text(json.dumps({k: v for k, v in metadata.items() if k != "config"}))
+    with pytest.raises(ValueError, match="no config"):
+        make_agent(str(broken))
+    (broken / "trash_rl.json").write_text(json.dumps(metadata))
     shutil.rmtree(broken / "module")
     with pytest.raises(ValueError, match="module"):
         make_agent(str(broken))
