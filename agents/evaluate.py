@@ -31,15 +31,19 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from agents.evaluation import GameResult, run_tournament
+from agents.evaluation import GameResult, check_pairings, round_robin, run_tournament
 from agents.stats import Interval, summarize
+from trash_env import files
+from trash_env.cli import ArgumentParser, at_least, fail
 from trash_env.config import PRESETS
 from trash_env.games import GAMES, get_game
 
+PROG = "python -m agents.evaluate"
+
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m agents.evaluate",
+    parser = ArgumentParser(
+        prog=PROG,
         description="Duplicate-deal tournaments between Trash (or Help Your Neighbor) agents, "
         "with 95% intervals over deals.",
     )
@@ -101,16 +105,33 @@ def build_config(args: argparse.Namespace) -> Any:
     return get_game(args.game).make_config(args.preset, **{**fields, **parse_overrides(args.override)})
 
 
+def check_arguments(args: argparse.Namespace) -> Any:
+    """The configuration, once every argument is checked (ranges, rules, agents, output files):
+    a ValueError naming the first bad one, before any game is played or file written."""
+    at_least("--deals", args.deals, 1)
+    at_least("--workers", args.workers, 1)
+    at_least("--seed", args.seed, 0)
+    at_least("--bootstrap", args.bootstrap, 0)
+    for flag in ("json", "csv", "plot"):
+        files.check_output_path(f"--{flag}", getattr(args, flag))
+    config = build_config(args)
+    check_pairings(config, round_robin(args.agents), args.deals, args.seed, args.workers, {}, args.engine)
+    return config
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command: 0 after a tournament, 2 for a bad argument (one line on stderr, nothing
+    played or written), 130 after Ctrl-C (nothing written)."""
     args = parse_args(argv)
     try:
-        if args.bootstrap < 0:
-            raise ValueError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
-        config = build_config(args)
-        results = run_with_progress(config, args)
+        config = check_arguments(args)
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return fail(PROG, error)
+    try:
+        results = run_with_progress(config, args)
+    except KeyboardInterrupt:
+        print(f"\n{PROG}: interrupted; nothing was written", file=sys.stderr)
+        return 130
     summary = summarize(results, bootstrap=args.bootstrap, seed=args.seed)
     mode = "independent" if args.independent else "duplicate"
     players = config.num_players
@@ -220,10 +241,6 @@ def final_evaluation(
     return summary
 
 
-def _prepare(path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-
-
 def _finite(value: Any) -> Any:
     """JSON has no infinities: an unbounded interval end (one deal) becomes null."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -236,13 +253,12 @@ def _finite(value: Any) -> Any:
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
-    _prepare(path)
-    path.write_text(json.dumps(_finite(data), indent=2, allow_nan=False))
+    """``data`` as strict JSON (an infinite interval end becomes null), written atomically."""
+    files.write_json(path, _finite(data))
 
 
 def write_csv(path: Path, results: Sequence[GameResult]) -> None:
-    _prepare(path)
-    with path.open("w", newline="") as handle:
+    with files.atomic_path(path) as partial, partial.open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["first", "second", "deal", "rotation", "seats", "rewards", "turns", "truncated"])
         for game in results:
@@ -280,8 +296,8 @@ def plot_ratings(path: Path, summary: dict[str, Any], settings: dict[str, Any]) 
     axes.set_title(f"{settings['deals']} {mode} deals per pair, {settings['config']['num_players']} players")
     axes.grid(axis="x", alpha=0.3)
     figure.tight_layout()
-    _prepare(path)
-    figure.savefig(path, dpi=120)
+    with files.atomic_path(path) as partial:
+        figure.savefig(partial, dpi=120)
     plt.close(figure)
 
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from agents.base import Agent, SeatView
 from agents.registry import make_agent
+from trash_env.cli import worker_signals
 from trash_env.games import Game, game_of
 
 
@@ -116,9 +117,11 @@ def play_deals(
     return results
 
 
-def _one_thread() -> None:
+def _worker_setup() -> None:
     """Worker set-up: one math thread per process (learned agents use torch), so that
-    the workers do not compete for the same cores."""
+    the workers do not compete for the same cores; Ctrl-C is left to the main process,
+    which cancels the work (a terminal sends it to every process of the group)."""
+    worker_signals()
     os.environ["OMP_NUM_THREADS"] = "1"
     torch = sys.modules.get("torch")
     if torch is not None:
@@ -202,6 +205,37 @@ def run_tournament(
     return run_pairings(config, round_robin(specs), deals, seed, duplicate, workers, on_progress, engine=engine)
 
 
+def check_pairings(
+    config: Any,
+    pairs: Sequence[tuple[str, str]],
+    deals: int,
+    seed: int,
+    workers: int,
+    prebuilt: dict[str, Agent],
+    engine: str,
+) -> bool:
+    """Everything :func:`run_pairings` needs, checked before any game is played: a ValueError naming
+    the problem (a count out of range, an unknown agent, a policy file missing, damaged or for
+    other rules, an engine that cannot play these agents). Returns whether the batched engine plays."""
+    if engine not in ("auto", "scalar", "batched"):
+        raise ValueError(f"engine={engine!r} is not one of 'auto', 'scalar', 'batched'")
+    if deals < 1:
+        raise ValueError(f"deals must be at least 1, got {deals}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    if seed < 0:
+        raise ValueError(f"seed must be 0 or more, got {seed}")
+    game = game_of(config)
+    for spec in dict.fromkeys(spec for pair in pairs for spec in pair):
+        (prebuilt[spec] if spec in prebuilt else make_agent(spec, game.name)).check_config(config)
+    use_batched = engine != "scalar" and batched_eligible(config, pairs, prebuilt)
+    if engine == "batched" and not use_batched:
+        raise ValueError(
+            f"the batched engine plays Trash baselines {list(VECTORISABLE)} and needs Numba (the batched extra)"
+        )
+    return use_batched
+
+
 def run_pairings(
     config: Any,
     pairs: Sequence[tuple[str, str]],
@@ -218,21 +252,8 @@ def run_pairings(
     example a policy being trained). ``engine``: ``"auto"`` plays vectorisable
     baselines on the batched engine, ``"scalar"`` always on the core, ``"batched"``
     insists on the batched engine."""
-    if engine not in ("auto", "scalar", "batched"):
-        raise ValueError(f"engine={engine!r} is not one of 'auto', 'scalar', 'batched'")
-    if deals < 1:
-        raise ValueError(f"deals must be at least 1, got {deals}")
-    if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
     prebuilt = prebuilt or {}
-    game = game_of(config)
-    for spec in {spec for pair in pairs for spec in pair}:  # fail early, here, on a bad spec or configuration
-        (prebuilt[spec] if spec in prebuilt else make_agent(spec, game.name)).check_config(config)
-    use_batched = engine != "scalar" and batched_eligible(config, pairs, prebuilt)
-    if engine == "batched" and not use_batched:
-        raise ValueError(
-            f"the batched engine plays Trash baselines {list(VECTORISABLE)} and needs Numba (the batched extra)"
-        )
+    use_batched = check_pairings(config, pairs, deals, seed, workers, prebuilt, engine)
     if use_batched:
         results = []
         chunk = max(1, BATCH_CHUNK // config.num_players)
@@ -252,12 +273,17 @@ def run_pairings(
             if on_progress:
                 on_progress(len(chunk))
     else:
-        with ProcessPoolExecutor(max_workers=min(workers, os.cpu_count() or 1), initializer=_one_thread) as pool:
+        pool = ProcessPoolExecutor(max_workers=min(workers, os.cpu_count() or 1), initializer=_worker_setup)
+        try:
             futures = [pool.submit(play_deals, config, pair, chunk, seed, duplicate, prebuilt) for pair, chunk in jobs]
             for future, (_, chunk) in zip(futures, jobs):
                 results += future.result()
                 if on_progress:
                     on_progress(len(chunk))
+        except BaseException:  # Ctrl-C or an error: drop the jobs not started rather than wait for them
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
     order = {pair: i for i, pair in enumerate(pairs)}
     results.sort(key=lambda r: (order[r.pairing], r.deal, r.rotation))
     return results

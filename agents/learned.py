@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, SeatView
+from trash_env.files import atomic_path
 from trash_env.games import GAMES, game_of
 
 METADATA_NAME = "trash_rl.json"
@@ -77,17 +78,15 @@ def policy_metadata(model: Any, config: Any, preset: str, **extra: Any) -> dict[
 
 
 def save_policy(model: Any, path: str | Path, config: Any, preset: str, **extra: Any) -> Path:
-    """Save ``model`` with its metadata; writes to a temporary file first, so an
+    """Save ``model`` with its metadata; written atomically (:mod:`trash_env.files`), so an
     interrupted save never leaves a half-written policy at ``path``."""
     path = Path(path)
     if path.suffix != ".zip":
         path = path.with_name(path.name + ".zip")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial.zip")
-    model.save(partial)
-    with zipfile.ZipFile(partial, "a") as archive:
-        archive.writestr(METADATA_NAME, json.dumps(policy_metadata(model, config, preset, **extra), indent=2))
-    partial.replace(path)
+    with atomic_path(path) as partial:
+        model.save(partial)
+        with zipfile.ZipFile(partial, "a") as archive:
+            archive.writestr(METADATA_NAME, json.dumps(policy_metadata(model, config, preset, **extra), indent=2))
     return path
 
 

@@ -39,6 +39,7 @@ import numpy as np
 from agents.base import Agent, SeatView
 from agents.registry import make_agent
 from trash_env import core
+from trash_env.cli import ArgumentParser, fail
 from trash_env.config import PRESETS, RulesConfig, make_config
 from trash_env.core import DISCARD, DRAW_STOCK, FACE_DOWN, OVER, PLACE_SLOT_0, RANK_NAMES, TAKE_DISCARD, GameState
 from trash_env.observation import Observer
@@ -269,7 +270,7 @@ def result_text(state: GameState, names: Sequence[str], human: int) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog=PROG, description="Play Trash in the terminal against agents; you see only public information (R2)."
     )
     parser.add_argument(
@@ -316,8 +317,7 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
     try:
         config, agents = setup(args)
     except ValueError as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return 2
+        return fail(PROG, error)
     return play(config, agents, args.seed, input_fn, out)
 
 

@@ -24,18 +24,20 @@ import numpy as np
 
 from agents.base import Agent, SeatView
 from agents.learned import METADATA_NAME, check_compatible, describe_policy
+from trash_env.files import atomic_folder
 
 ALGORITHM = "RLlib PPO"
 MODULE_DIR = "module"
 
 
 def export_policy(module: Any, folder: str | Path, config: Any, preset: str, **extra: Any) -> Path:
-    """Write ``module`` (an RLlib RLModule) and its description to ``folder``."""
+    """Write ``module`` (an RLlib RLModule) and its description to ``folder``, atomically
+    (a folder already there is replaced only once the new one is complete)."""
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    module.save_to_path(str((folder / MODULE_DIR).resolve()))
-    metadata = describe_policy(config, preset, ALGORITHM, **extra)
-    (folder / METADATA_NAME).write_text(json.dumps(metadata, indent=2))
+    with atomic_folder(folder) as partial:
+        module.save_to_path(str((partial / MODULE_DIR).resolve()))
+        metadata = describe_policy(config, preset, ALGORITHM, **extra)
+        (partial / METADATA_NAME).write_text(json.dumps(metadata, indent=2))
     return folder
 
 

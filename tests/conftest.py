@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,10 @@ from types import ModuleType
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# One math thread per process, for the tests here and the processes they start (set before torch is
+# imported): pytest runs two workers on two cores, and torch's threads spinning beside another busy
+# process make tiny networks train an order of magnitude slower.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 @pytest.fixture(scope="module")
@@ -24,14 +29,21 @@ def one_torch_thread() -> Iterator[None]:
     torch.set_num_threads(threads)
 
 
-@pytest.fixture(scope="module")
-def train() -> ModuleType:
-    """``train.py`` (a top-level script, not a package module) imported from the repository root."""
-    pytest.importorskip("sb3_contrib")
-    pytest.importorskip("tyro")
-    spec = importlib.util.spec_from_file_location("train", ROOT / "train.py")
+def load_script(name: str) -> ModuleType:
+    """A top-level script of the repository (``train``, ``train_rllib``: scripts, not package
+    modules) imported from the repository root, once per process."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["train"] = module  # dataclasses look their module up while the class is created
+    sys.modules[name] = module  # dataclasses look their module up while the class is created
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def train() -> ModuleType:
+    """``train.py`` imported from the repository root."""
+    pytest.importorskip("sb3_contrib")
+    return load_script("train")

@@ -589,7 +589,7 @@ def test_evaluate_cli_engine_batched_refuses_search(capsys: pytest.CaptureFixtur
     """``--engine batched`` with an agent the engine cannot play: exit 2, the reason on stderr."""
     assert evaluate_main(["greedy", "search", "--deals", "5", "--quiet", "--engine", "batched"]) == 2
     captured = capsys.readouterr()
-    assert captured.err.startswith("error: ") and "batched engine" in captured.err
+    assert captured.err.startswith("python -m agents.evaluate: error: ") and "batched engine" in captured.err
     with pytest.raises(SystemExit) as exit_info:
         evaluate_main(["greedy", "counter", "--engine", "gpu"])
     assert exit_info.value.code == 2

@@ -331,10 +331,10 @@ def test_cli_as_a_module() -> None:
 )
 def test_cli_bad_input_exits_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     """A bad agent, override or configuration (R1) is exit status 2 with an
-    ``error:`` line on stderr that says what is wrong, and no table."""
+    ``python -m agents.evaluate: error:`` line on stderr that says what is wrong, and no table."""
     assert main(["--deals", "2", "--quiet", *argv]) == 2  # a later --deals in argv wins
     captured = capsys.readouterr()
-    assert captured.err.startswith("error: ")
+    assert captured.err.startswith("python -m agents.evaluate: error: ")
     assert message in captured.err
     assert captured.out == ""
 
@@ -350,7 +350,7 @@ def test_cli_negative_bootstrap_exits_2(capsys: pytest.CaptureFixture[str]) -> N
     """A negative number of bootstrap resamples is bad input like --deals 0: exit
     status 2 with an error line, not a traceback."""
     assert main(["greedy", "random", "--deals", "2", "--quiet", "--bootstrap", "-1"]) == 2
-    assert capsys.readouterr().err.startswith("error: ")
+    assert capsys.readouterr().err.startswith("python -m agents.evaluate: error: ")
 
 
 def test_cli_needs_two_agents(capsys: pytest.CaptureFixture[str]) -> None:

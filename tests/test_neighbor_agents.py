@@ -500,7 +500,7 @@ def test_evaluate_cli_refuses_trash_options_for_help_your_neighbor(
 ) -> None:
     assert evaluate_main(["random", "heuristic", "--game", GAME, "--deals", "2", "--quiet", *extra]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error:") and message in err
+    assert err.startswith("python -m agents.evaluate: error:") and message in err
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,6 @@ from tiny_training import tiny_args
 
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("stable_baselines3")
-pytest.importorskip("tyro")
 
 from agents import play as play_cli
 from agents.base import Agent, SeatView

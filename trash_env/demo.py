@@ -9,20 +9,21 @@ Ends with the game's result and where its JSON game record was written.
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import numpy as np
 
 import trash_env
+from trash_env import files
+from trash_env.cli import ArgumentParser, at_least
 from trash_env.config import PRESETS
 from trash_env.core import action_name
 from trash_env.records import replay
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Watch random legal players play Trash.")
+    parser = ArgumentParser(prog="python -m trash_env.demo", description="Watch random legal players play Trash.")
     parser.add_argument("--preset", default="standard", choices=sorted(PRESETS))
     parser.add_argument("--num-players", type=int, default=2)
     parser.add_argument("--layout-size", type=int, default=None)
@@ -37,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.layout_size is not None:
         overrides["layout_size"] = args.layout_size
     try:
+        at_least("--seed", args.seed, 0)
+        files.check_output_path("--record", args.record)
         env = trash_env.env(args.preset, render_mode="ansi", **overrides)
     except ValueError as error:
         parser.error(str(error))
@@ -55,8 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     print(env.render())
     record = env.unwrapped.game_record()
     print("result:", dict(zip(env.possible_agents, record["returns"])))
-    args.record.parent.mkdir(parents=True, exist_ok=True)
-    args.record.write_text(json.dumps(record))
+    files.write_text(args.record, json.dumps(record))
     same = replay(record) == env.unwrapped.state
     print(f"game record: {args.record} ({len(record['actions'])} actions; replays identically: {same})")
     return 0

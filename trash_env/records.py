@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from trash_env import neighbor
+from trash_env import files, neighbor
 from trash_env.config import RulesConfig
 from trash_env.core import GameState, apply_action, new_game, returns
 from trash_env.neighbor import NeighborConfig, NeighborState
@@ -97,7 +97,7 @@ def _check_record(
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
-    Path(path).write_text(json.dumps(record))
+    files.write_text(path, json.dumps(record))
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
