@@ -5,11 +5,18 @@ PY := $(VENV)/bin/python
 
 .PHONY: train demo test bench clean
 
+# Where pip looks for torch. Empty: pip's own configuration. `pip install torch==2.13.0` gets the CPU
+# build only where pip has a CPU wheel source (as on this project's machines, a local wheel); from PyPI
+# on Linux it is a CUDA build of several GB. For the CPU build anywhere:
+#   make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
+TORCH_INDEX ?=
+
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	# The CPU build of torch first: a plain `torch` requirement could pull a multi-GB CUDA build.
-	$(PY) -m pip install --quiet torch==2.13.0
+	# torch first, from TORCH_INDEX if given, so that the extras below find it installed.
+	$(PY) -m pip install --quiet torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	$(PY) -c "import torch; print('torch', torch.__version__, '(CUDA build)' if torch.version.cuda else '(CPU build)')"
 	$(PY) -m pip install --quiet -e ".[dev,eval,bench,train,batched,rllib]"
 	touch $@
 

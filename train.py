@@ -38,7 +38,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.logger import configure as configure_logger
 from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
 from agents.evaluate import final_evaluation, parse_overrides, write_json
 from agents.evaluation import run_pairings
@@ -202,7 +202,10 @@ def make_vec_env_for(args: Args, opponents: list[Any]) -> Any:
     if args.batched:
         from trash_env.vec_env import TrashVecEnv
 
-        return TrashVecEnv(args.n_envs, args.preset, opponents=args.opponents, seed=args.seed, **rules_fields(args))
+        # VecMonitor adds info["episode"], so SB3 logs rollout/ep_rew_mean and ep_len_mean as on the scalar path.
+        return VecMonitor(
+            TrashVecEnv(args.n_envs, args.preset, opponents=args.opponents, seed=args.seed, **rules_fields(args))
+        )
     return make_vec_env(
         make_env_factory(args, opponents),
         n_envs=args.n_envs,
@@ -290,7 +293,7 @@ class DuplicateEvalCallback(BaseCallback):
         return True
 
     def evaluate(self) -> None:
-        agent = LearnedAgent(self.model, self.metadata, name="policy")
+        agent = LearnedAgent(self.model.policy, self.metadata, name="policy")
         pairs = [("policy", baseline) for baseline in self.baselines]
         results = run_pairings(self.config, pairs, self.deals, seed=self.seed, prebuilt={"policy": agent})
         row: dict[str, Any] = {"timesteps": int(self.model.num_timesteps)}

@@ -106,6 +106,11 @@ class Args:
     """processes for the final evaluation"""
 
 
+def model_config(args: Args) -> dict[str, Any]:
+    """The RLModule's network: the same hidden layers for the encoder and the heads."""
+    return {"head_fcnet_hiddens": args.hidden, "fcnet_hiddens": args.hidden}
+
+
 def build_algorithm(args: Args) -> Any:
     """The PPO algorithm: environment, one shared action-masking policy, sampling and training settings."""
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -129,10 +134,7 @@ def build_algorithm(args: Args) -> Any:
         .rl_module(
             rl_module_spec=MultiRLModuleSpec(
                 rl_module_specs={
-                    "shared": RLModuleSpec(
-                        module_class=ActionMaskingTorchRLModule,
-                        model_config={"head_fcnet_hiddens": args.hidden, "fcnet_hiddens": args.hidden},
-                    )
+                    "shared": RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model_config(args))
                 }
             )
         )

@@ -6,11 +6,17 @@ the legal actions, nothing hidden. ``games`` names the games an agent plays
 (Trash, Help Your Neighbor or both); :meth:`Agent.check_config` refuses
 others. It returns one legal action and takes every random choice from the
 generator it is given, so a seeded evaluation is reproducible.
+
+An agent that can decide many positions at once (``batchable``) also
+implements :meth:`Agent.act_batch`, returning for each row exactly what
+:meth:`Agent.act` would for that position and generator; the batched engine's
+evaluation then plays it without leaving the engine's batch.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -28,10 +34,16 @@ class Agent(ABC):
 
     name: str = "agent"
     games: tuple[str, ...] = ("trash",)  # the games.Game names this agent plays
+    batchable: bool = False  # implements act_batch
 
     @abstractmethod
     def act(self, view: SeatView, rng: np.random.Generator) -> int:
         """A legal action for ``view.seat``."""
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+        """For each row (the env's observation and int8 action mask of a seat to act, and that
+        seat's generator) the action :meth:`act` would return there. Only for ``batchable`` agents."""
+        raise NotImplementedError(f"{type(self).__name__} decides one position at a time")
 
     def check_config(self, config: Any) -> None:
         """Raise ``ValueError`` if this agent cannot play ``config`` (another game;

@@ -8,6 +8,8 @@ wild or decline an optional placement (R5).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from agents.base import PolicyAgent, SeatView
@@ -19,9 +21,14 @@ class RandomAgent(PolicyAgent):
 
     name = "random"
     games = ("trash", "help_your_neighbor")
+    batchable = True
 
     def act(self, view: SeatView, rng: np.random.Generator) -> int:
         return self.choose(None, view.legal_actions, rng)  # needs no state
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+        """The same draws as :meth:`act`: one ``rng.integers`` per row from that seat's generator."""
+        return np.array([self.choose(None, np.flatnonzero(mask).tolist(), rng) for mask, rng in zip(masks, rngs)])
 
     def choose(self, state: GameState | None, legal: list[int], rng: np.random.Generator) -> int:
         return legal[int(rng.integers(len(legal)))]

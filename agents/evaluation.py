@@ -11,11 +11,15 @@ on its own deck: the classic way, kept for comparison.
 Every random number comes from the evaluation seed, so the same seed gives the
 same games whatever the number of worker processes.
 
-Pairs of vectorisable baselines (``random``, ``greedy``, ``counter``) are played
-on the batched engine (:mod:`trash_env.batched`, exact mode) when Numba is
-installed: the same decks and reshuffles as here, so ``greedy`` and ``counter``
-play exactly the games the scalar path plays; ``random`` draws its choices from
-the engine's per-game generator instead of the agent's.
+Engines. A pair of Trash agents that the batched engine can play (``greedy``
+and ``counter`` inside it; ``random`` and learned policies, which decide many
+positions at once with ``act_batch``, outside it) is played on the batched
+engine (:mod:`trash_env.batched`, exact mode) when Numba is installed: the same
+decks and reshuffles as the scalar path, and every agent draws from the same
+generator as there, so the games are identical whichever engine plays them
+(tested), and a pair's games never depend on the other agents of the
+tournament. Other pairs (``search``, Help Your Neighbor) are played on the
+rules core, on ``workers`` processes.
 """
 
 from __future__ import annotations
@@ -81,6 +85,12 @@ def _deal_seed(seed: int, deal: int, rotation: int, duplicate: bool) -> list[int
     return [seed, deal] if duplicate else [seed, deal, rotation + 1]
 
 
+def _agent_seed(seed: int, deal: int, rotation: int, seat: int, num_players: int) -> list[int]:
+    """The seed of the generator of the agent in ``seat``: each lineup position keeps its random
+    stream across rotations (common random numbers)."""
+    return [seed, deal, (seat + rotation) % num_players, 7]
+
+
 def play_deals(
     config: Any,
     pair: tuple[str, str],
@@ -106,8 +116,7 @@ def play_deals(
             deal_seed = _deal_seed(seed, number, rotation, duplicate)
             rng = np.random.default_rng(deal_seed)
             deal = game.new_deal(config, rng)
-            # Each lineup position keeps its random stream across rotations (common random numbers).
-            agent_rngs = [np.random.default_rng([seed, number, (seat + rotation) % n, 7]) for seat in range(n)]
+            agent_rngs = [np.random.default_rng(_agent_seed(seed, number, rotation, seat, n)) for seat in range(n)]
             state = play_game(config, [agents[spec] for spec in seats], rng, agent_rngs, deal, observer)
             results.append(
                 GameResult(
@@ -128,41 +137,69 @@ def _worker_setup() -> None:
         torch.set_num_threads(1)
 
 
-VECTORISABLE = ("random", "greedy", "counter")
+VECTORISABLE = ("random", "greedy", "counter")  # the engine's own baselines (training opponents, TrashVecEnv)
 BATCH_CHUNK = 4096  # games per batched-engine call
 
 
-def batched_eligible(config: Any, pairs: Sequence[tuple[str, str]], prebuilt: dict[str, Agent]) -> bool:
-    """Whether every agent of ``pairs`` is a vectorisable Trash baseline and Numba is installed."""
+def engine_policy(agent: Agent) -> str | None:
+    """The batched engine's name for an agent it plays inside itself, choosing exactly as the agent
+    does (the deterministic baselines), else None. ``random`` is asked outside, with its own generator."""
+    from agents.baselines import CountingAgent, GreedyAgent
+
+    return {GreedyAgent: "greedy", CountingAgent: "counter"}.get(type(agent))
+
+
+def batched_eligible(config: Any, pair: tuple[str, str], agents: dict[str, Agent]) -> bool:
+    """Whether the batched engine can play ``pair``: Trash within the engine's limits, Numba
+    installed, and each agent an in-engine baseline or one that decides in batches."""
     from trash_env import batched
 
-    specs = {spec for pair in pairs for spec in pair}
     return (
         batched.HAVE_NUMBA
         and game_of(config).name == "trash"
-        and not (specs & set(prebuilt))
-        and specs <= set(VECTORISABLE)
+        and config.deck_size <= batched.MAX_DECK
+        and config.max_turns <= np.iinfo(np.int16).max
+        and all(engine_policy(agents[spec]) or agents[spec].batchable for spec in pair)
     )
 
 
 def play_deals_batched(
-    config: Any, pair: tuple[str, str], deals: Sequence[int], seed: int, duplicate: bool
+    config: Any, pair: tuple[str, str], deals: Sequence[int], seed: int, duplicate: bool, agents: dict[str, Agent]
 ) -> list[GameResult]:
-    """:func:`play_deals` on the batched engine: the same deals (decks and reshuffle seeds),
-    every rotation, the baselines played inside the engine."""
-    from trash_env.batched import TRUNC, TURN, TrashBatch, mix_seeds
+    """:func:`play_deals` on the batched engine: the same deals (decks and reshuffle seeds), every
+    rotation; ``greedy`` and ``counter`` play inside the engine, the other agents are asked in
+    batches (``act_batch``) with the generators :func:`play_deals` gives them, so the games are the same."""
+    from trash_env.batched import TRUNC, TURN, TrashBatch
 
     n = config.num_players
     base = lineup(pair, n)
     games = [(deal, rotation) for deal in deals for rotation in range(n)]
+    outside = [spec for spec in dict.fromkeys(pair) if engine_policy(agents[spec]) is None]
     results = []
     for start in range(0, len(games), BATCH_CHUNK):
         chunk = games[start : start + BATCH_CHUNK]
         lineups = [base[rotation:] + base[:rotation] for _, rotation in chunk]
-        batch = TrashBatch(config, len(chunk), exact=True, policies=lineups)
-        numbers = np.array(chunk, dtype=np.int64).reshape(-1, 2)
-        batch.rng_state[:] = mix_seeds(seed, numbers[:, 0], numbers[:, 1])  # the random policy's choices
+        inside = [[engine_policy(agents[spec]) for spec in seats] for seats in lineups]
+        batch = TrashBatch(config, len(chunk), exact=True, policies=inside)
+        who = np.array([[outside.index(spec) if spec in outside else -1 for spec in seats] for seats in lineups])
+        generators: dict[tuple[int, int], np.random.Generator] = {}  # per (game, seat), made when first asked
         batch.reset([_deal_seed(seed, deal, rotation, duplicate) for deal, rotation in chunk])
+        while len(waiting := np.flatnonzero(batch.status > 0)):  # games whose acting seat is asked
+            actions = np.full(len(chunk), -1, np.int64)
+            asked = who[waiting, batch.seats[waiting]]
+            for index, spec in enumerate(outside):
+                rows = waiting[asked == index]
+                if not len(rows):
+                    continue
+                rngs = []
+                for b in rows.tolist():
+                    key = (b, int(batch.seats[b]))
+                    if key not in generators:
+                        deal, rotation = chunk[b]
+                        generators[key] = np.random.default_rng(_agent_seed(seed, deal, rotation, key[1], n))
+                    rngs.append(generators[key])
+                actions[rows] = agents[spec].act_batch(batch.obs[rows], batch.masks[rows], rngs)
+            batch.step(actions)
         state, rewards = batch.state, batch.rewards
         for b, ((deal, rotation), seats) in enumerate(zip(chunk, lineups)):
             results.append(
@@ -213,10 +250,11 @@ def check_pairings(
     workers: int,
     prebuilt: dict[str, Agent],
     engine: str,
-) -> bool:
+) -> tuple[dict[str, Agent], dict[tuple[str, str], bool]]:
     """Everything :func:`run_pairings` needs, checked before any game is played: a ValueError naming
     the problem (a count out of range, an unknown agent, a policy file missing, damaged or for
-    other rules, an engine that cannot play these agents). Returns whether the batched engine plays."""
+    other rules, an engine that cannot play these agents). Returns the agents by spec and, per pair,
+    whether the batched engine plays it."""
     if engine not in ("auto", "scalar", "batched"):
         raise ValueError(f"engine={engine!r} is not one of 'auto', 'scalar', 'batched'")
     if deals < 1:
@@ -226,14 +264,19 @@ def check_pairings(
     if seed < 0:
         raise ValueError(f"seed must be 0 or more, got {seed}")
     game = game_of(config)
-    for spec in dict.fromkeys(spec for pair in pairs for spec in pair):
-        (prebuilt[spec] if spec in prebuilt else make_agent(spec, game.name)).check_config(config)
-    use_batched = engine != "scalar" and batched_eligible(config, pairs, prebuilt)
-    if engine == "batched" and not use_batched:
+    agents = {
+        spec: prebuilt[spec] if spec in prebuilt else make_agent(spec, game.name)
+        for spec in dict.fromkeys(spec for pair in pairs for spec in pair)
+    }
+    for agent in agents.values():
+        agent.check_config(config)
+    on_batch = {pair: engine != "scalar" and batched_eligible(config, pair, agents) for pair in pairs}
+    if engine == "batched" and not all(on_batch.values()):
         raise ValueError(
-            f"the batched engine plays Trash baselines {list(VECTORISABLE)} and needs Numba (the batched extra)"
+            "the batched engine plays Trash agents that are greedy, counter, random or learned policies "
+            "(within its limits), and needs Numba (the batched extra)"
         )
-    return use_batched
+    return agents, on_batch
 
 
 def run_pairings(
@@ -249,37 +292,37 @@ def run_pairings(
 ) -> list[GameResult]:
     """Like :func:`run_tournament`, for given pairs (a pair may hold one agent twice);
     ``prebuilt`` maps specs to agent objects to use instead of making them (for
-    example a policy being trained). ``engine``: ``"auto"`` plays vectorisable
-    baselines on the batched engine, ``"scalar"`` always on the core, ``"batched"``
-    insists on the batched engine."""
+    example a policy being trained). ``engine``: ``"auto"`` plays each pair the batched engine
+    can play there (the games are the same either way), ``"scalar"`` always on the core,
+    ``"batched"`` insists on the batched engine."""
     prebuilt = prebuilt or {}
-    use_batched = check_pairings(config, pairs, deals, seed, workers, prebuilt, engine)
-    if use_batched:
-        results = []
-        chunk = max(1, BATCH_CHUNK // config.num_players)
-        for pair in pairs:
-            for start in range(0, deals, chunk):
-                done = range(start, min(start + chunk, deals))
-                results += play_deals_batched(config, pair, done, seed, duplicate)
-                if on_progress:
-                    on_progress(len(done))
-        return results
-    batch = max(1, min(64, deals // (workers * 8) or 1))
-    jobs = [(pair, range(start, min(start + batch, deals))) for pair in pairs for start in range(0, deals, batch)]
+    agents, on_batch = check_pairings(config, pairs, deals, seed, workers, prebuilt, engine)
     results: list[GameResult] = []
-    if workers == 1:
-        for pair, chunk in jobs:
-            results += play_deals(config, pair, chunk, seed, duplicate, prebuilt)
+    chunk = max(1, BATCH_CHUNK // config.num_players)
+    for pair in [pair for pair in pairs if on_batch[pair]]:
+        for start in range(0, deals, chunk):
+            done = range(start, min(start + chunk, deals))
+            results += play_deals_batched(config, pair, done, seed, duplicate, agents)
             if on_progress:
-                on_progress(len(chunk))
+                on_progress(len(done))
+    scalar_pairs = [pair for pair in pairs if not on_batch[pair]]
+    batch = max(1, min(64, deals // (workers * 8) or 1))
+    jobs = [
+        (pair, range(start, min(start + batch, deals))) for pair in scalar_pairs for start in range(0, deals, batch)
+    ]
+    if workers == 1 or not jobs:
+        for pair, chunk_deals in jobs:
+            results += play_deals(config, pair, chunk_deals, seed, duplicate, agents)
+            if on_progress:
+                on_progress(len(chunk_deals))
     else:
         pool = ProcessPoolExecutor(max_workers=min(workers, os.cpu_count() or 1), initializer=_worker_setup)
         try:
-            futures = [pool.submit(play_deals, config, pair, chunk, seed, duplicate, prebuilt) for pair, chunk in jobs]
-            for future, (_, chunk) in zip(futures, jobs):
+            futures = [pool.submit(play_deals, config, pair, part, seed, duplicate, prebuilt) for pair, part in jobs]
+            for future, (_, part) in zip(futures, jobs):
                 results += future.result()
                 if on_progress:
-                    on_progress(len(chunk))
+                    on_progress(len(part))
         except BaseException:  # Ctrl-C or an error: drop the jobs not started rather than wait for them
             pool.shutdown(wait=False, cancel_futures=True)
             raise

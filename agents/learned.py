@@ -2,26 +2,41 @@
 
 A policy file is a Stable-Baselines3 save (a zip) with one more member,
 ``trash_rl.json``, that says what it was trained for: the game (``trash_v0`` or
-``help_your_neighbor_v0``), the rules
-configuration (preset, overrides, players), the observation layout version
-and size, and the algorithm. :func:`load_policy` refuses a file that is not a
-zip, lacks that member, or was trained for another configuration, with an
-error that names the problem; it never plays a policy on observations it was
-not trained on.
+``help_your_neighbor_v0``), the rules configuration (preset, overrides,
+players), the observation layout version and size, the algorithm and the
+network (``network``: layer sizes and activation). :func:`read_metadata` refuses
+a file that is not a zip, lacks that member, or was trained for another
+configuration, with an error that names the problem; a policy never plays on
+observations it was not trained on.
+
+**Loading a policy to play or evaluate never unpickles anything from the file.**
+Stable-Baselines3's own loader unpickles several fields of the zip (the
+learning-rate schedule, the spaces, the policy class), so a crafted file could
+run code. :meth:`LearnedAgent.load` instead rebuilds the network from the
+project's own description (``trash_rl.json``; for older files the plain-JSON
+``policy_kwargs`` of SB3's ``data``) and loads ``policy.pth`` with
+``torch.load(weights_only=True)``, which accepts tensors and nothing else. Only
+resuming training (``train.py --resume FILE``, :func:`load_model`) loads the
+whole SB3 model, optimizer and schedules included, and only from the file the
+user names for that.
 
 A :class:`LearnedAgent` plays the policy's most preferred *legal* action
 (deterministic): for MaskablePPO its masked distribution, for PPO the legal
 action of highest probability, for DQN the legal action of highest Q-value.
 Masking at play time restricts the policy's own ranking to legal moves; it
 does not pick a move the policy does not rank first among them.
+:meth:`LearnedAgent.act_batch` does the same for many positions in one forward
+pass (the batched engine's evaluation).
 
 Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +71,29 @@ def algorithms() -> dict[str, Any]:
     return {"MaskablePPO": MaskablePPO, "PPO": PPO, "DQN": DQN}
 
 
+def policy_classes() -> dict[str, Any]:
+    """The network class each algorithm's policy files hold."""
+    _require_training_extra()
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.policies import ActorCriticPolicy
+    from stable_baselines3.dqn.policies import DQNPolicy
+
+    return {"MaskablePPO": MaskableActorCriticPolicy, "PPO": ActorCriticPolicy, "DQN": DQNPolicy}
+
+
+# Activations a network description may name (torch.nn classes without parameters of their own).
+ACTIVATIONS = ("Tanh", "ReLU", "ELU", "LeakyReLU", "GELU", "SiLU", "Sigmoid")
+
+
+def describe_network(model: Any) -> dict[str, Any]:
+    """The network of an SB3 model as plain JSON: what :func:`build_network` needs to rebuild it."""
+    policy = model.policy
+    activation = policy.activation_fn.__name__
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation {activation} cannot be described in a policy file (known: {ACTIVATIONS})")
+    return {"net_arch": policy.net_arch, "activation_fn": activation}
+
+
 def describe_policy(config: Any, preset: str, algorithm: str, **extra: Any) -> dict[str, Any]:
     """What a policy was trained for (the ``trash_rl.json`` of every policy file or folder):
     the game, the rules, the observation layout, the algorithm."""
@@ -73,8 +111,15 @@ def describe_policy(config: Any, preset: str, algorithm: str, **extra: Any) -> d
 
 
 def policy_metadata(model: Any, config: Any, preset: str, **extra: Any) -> dict[str, Any]:
-    """:func:`describe_policy` of a Stable-Baselines3 model."""
-    return describe_policy(config, preset, type(model).__name__, num_timesteps=int(model.num_timesteps), **extra)
+    """:func:`describe_policy` of a Stable-Baselines3 model, with its network."""
+    return describe_policy(
+        config,
+        preset,
+        type(model).__name__,
+        num_timesteps=int(model.num_timesteps),
+        network=describe_network(model),
+        **extra,
+    )
 
 
 def save_policy(model: Any, path: str | Path, config: Any, preset: str, **extra: Any) -> Path:
@@ -133,13 +178,83 @@ def check_compatible(metadata: dict[str, Any], config: Any, source: str = "polic
         raise ValueError(f"{source} was trained for another configuration ({'; '.join(diffs)})")
 
 
-class LearnedAgent(Agent):
-    """A trained SB3 policy playing through the agent interface (deterministic)."""
+def _network_kwargs(path: Path, metadata: dict[str, Any], archive: zipfile.ZipFile) -> dict[str, Any]:
+    """The network's constructor arguments from ``trash_rl.json`` (or, for files saved before it
+    held them, SB3's ``policy_kwargs`` where that is plain JSON); nothing is unpickled."""
+    import torch
 
-    def __init__(self, model: Any, metadata: dict[str, Any], name: str = "learned", path: str | None = None) -> None:
+    network = metadata.get("network")
+    if network is None:
+        try:
+            network = json.loads(archive.read("data")).get("policy_kwargs", {})
+        except (KeyError, json.JSONDecodeError, AttributeError) as error:
+            raise ValueError(f"{path}: no description of the network ({error})") from None
+        if not isinstance(network, dict) or any(key.startswith(":") for key in network):
+            raise ValueError(f"{path}: the network is described only by a pickle, which is not loaded for play")
+    if not isinstance(network, dict) or set(network) - {"net_arch", "activation_fn"}:
+        raise ValueError(f"{path}: {METADATA_NAME} has an unreadable network description {network!r}")
+    kwargs: dict[str, Any] = {}
+    if network.get("net_arch") is not None:
+        kwargs["net_arch"] = network["net_arch"]
+    if network.get("activation_fn") is not None:
+        if network["activation_fn"] not in ACTIVATIONS:
+            raise ValueError(f"{path}: unknown activation {network['activation_fn']!r} (known: {ACTIVATIONS})")
+        kwargs["activation_fn"] = getattr(torch.nn, network["activation_fn"])
+    return kwargs
+
+
+def build_network(path: str | Path, metadata: dict[str, Any]) -> Any:
+    """The policy network of a policy file, rebuilt from its description, with its weights loaded
+    as weights only (``torch.load(weights_only=True)``): no pickle from the file is run."""
+    import torch
+    from gymnasium import spaces
+
+    path = Path(path)
+    policy_class = policy_classes().get(metadata.get("algorithm"))
+    if policy_class is None:
+        raise ValueError(f"{path}: unknown algorithm {metadata.get('algorithm')!r}")
+    game = GAMES[next(name for name, game in GAMES.items() if game.env_name == metadata["game"])]
+    size = metadata.get("observation_size")
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ValueError(f"{path}: {METADATA_NAME} has no valid observation_size")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            kwargs = _network_kwargs(path, metadata, archive)
+            weights = torch.load(io.BytesIO(archive.read("policy.pth")), map_location="cpu", weights_only=True)
+        observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
+        network = policy_class(observation_space, spaces.Discrete(game.num_actions), lambda _: 0.0, **kwargs)
+        network.load_state_dict(weights)
+    except ValueError:
+        raise
+    except Exception as error:  # a damaged archive, weights that are not tensors, another architecture
+        raise ValueError(f"{path}: the policy could not be loaded: {error}") from None
+    network.set_training_mode(False)
+    return network
+
+
+def load_model(path: str | Path, **kwargs: Any) -> Any:
+    """The whole Stable-Baselines3 model of a policy or checkpoint file (optimizer, schedules, counters),
+    for resuming training. This runs SB3's loader, which unpickles fields of the file: use it only
+    on files you trust (your own checkpoints); playing and evaluating use :meth:`LearnedAgent.load`."""
+    metadata = read_metadata(path)
+    algorithm = algorithms().get(metadata.get("algorithm"))
+    if algorithm is None:
+        raise ValueError(f"{path}: unknown algorithm {metadata.get('algorithm')!r}")
+    try:
+        return algorithm.load(str(path), device="cpu", **kwargs)
+    except Exception as error:  # SB3 raises many kinds on a damaged archive
+        raise ValueError(f"{path}: the model could not be loaded: {error}") from None
+
+
+class LearnedAgent(Agent):
+    """A trained SB3 policy network playing through the agent interface (deterministic)."""
+
+    batchable = True
+
+    def __init__(self, policy: Any, metadata: dict[str, Any], name: str = "learned", path: str | None = None) -> None:
         import torch
 
-        self.model = model
+        self.policy = policy
         self.metadata = metadata
         self.name = name
         self.path = path
@@ -153,35 +268,38 @@ class LearnedAgent(Agent):
 
     @classmethod
     def load(cls, path: str | Path, name: str | None = None) -> LearnedAgent:
-        """Load a policy file saved by ``train.py`` (checks the file before unpickling)."""
+        """Load a policy file saved by ``train.py``: its description is checked first, then the network
+        is rebuilt and its weights loaded as weights only (nothing from the file is unpickled)."""
         _require_training_extra()
         metadata = read_metadata(path)
-        algorithm = algorithms().get(metadata.get("algorithm"))
-        if algorithm is None:
-            raise ValueError(f"{path}: unknown algorithm {metadata.get('algorithm')!r}")
-        try:
-            model = algorithm.load(str(path), device="cpu")
-        except Exception as error:  # SB3 raises many kinds on a damaged archive
-            raise ValueError(f"{path}: the policy could not be loaded: {error}") from None
-        return cls(model, metadata, name=name or str(path), path=str(path))
+        return cls(build_network(path, metadata), metadata, name=name or str(path), path=str(path))
 
     def check_config(self, config: Any) -> None:
         check_compatible(self.metadata, config, source=f"policy {self.name}")
 
-    def preferences(self, observation: np.ndarray) -> np.ndarray:
-        """The policy's score for every action: logits (PPO family) or Q-values (DQN)."""
-        policy = self.model.policy
+    def preferences_batch(self, observations: np.ndarray) -> np.ndarray:
+        """The policy's score for every action of each row: logits (PPO family) or Q-values (DQN)."""
+        policy = self.policy
         torch = self._torch
         with torch.no_grad():
-            obs = torch.as_tensor(observation, dtype=torch.float32).reshape(1, -1)
+            obs = torch.as_tensor(np.asarray(observations, dtype=np.float32)).reshape(len(observations), -1)
             if hasattr(policy, "q_net"):
                 scores = policy.q_net(obs)
             else:
                 features = policy.extract_features(obs, policy.pi_features_extractor)
                 scores = policy.action_net(policy.mlp_extractor.forward_actor(features))
-        return scores.numpy()[0]
+        return scores.numpy()
+
+    def preferences(self, observation: np.ndarray) -> np.ndarray:
+        """The policy's score for every action: logits (PPO family) or Q-values (DQN)."""
+        return self.preferences_batch(np.asarray(observation).reshape(1, -1))[0]
 
     def act(self, view: SeatView, rng: np.random.Generator) -> int:
         scores = self.preferences(view.observation)
         legal = view.legal_actions
         return legal[int(np.argmax(scores[legal]))]
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+        """:meth:`act` for each row (an observation and its action mask) in one forward pass."""
+        scores = np.where(np.asarray(masks) > 0, self.preferences_batch(observations), -np.inf)
+        return scores.argmax(axis=1)

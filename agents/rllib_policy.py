@@ -1,11 +1,20 @@
 """RLlib-trained policies as agents: the exported folder format and :class:`RLlibAgent`.
 
 ``train_rllib.py`` exports its policy as a folder: RLlib's own checkpoint of the
-RLModule (``module/``, loaded with ``RLModule.from_checkpoint``) and
-``trash_rl.json``, the same description of what it was trained for as a
-Stable-Baselines3 policy file carries (game, rules configuration, observation
-layout version). The evaluation and play commands take the folder's path like
-any agent spec; another configuration is a ValueError naming the difference.
+RLModule (``module/``, for RLlib users: ``RLModule.from_checkpoint``),
+``weights.npz`` (the module's parameters as plain arrays) and ``trash_rl.json``,
+the same description of what it was trained for as a Stable-Baselines3 policy
+file carries (game, rules configuration, observation layout version), plus the
+module's ``model_config``. The evaluation and play commands take the folder's
+path like any agent spec; another configuration is a ValueError naming the
+difference.
+
+Loading never unpickles anything from the folder: RLlib's checkpoint holds two
+pickles (``class_and_ctor_args.pkl``, ``module_state.pkl``), so :meth:`RLlibAgent.load`
+instead builds the module class this package trains (RLlib's
+``ActionMaskingTorchRLModule``) from ``model_config`` and loads ``weights.npz``
+with ``allow_pickle=False``. The ``module/`` checkpoint is loaded only by RLlib
+itself, if a user does so.
 
 The agent plays the module's most preferred legal action (deterministic), from
 the observation of ``trash_v0`` and its action mask, as the module's own
@@ -28,17 +37,60 @@ from trash_env.files import atomic_folder
 
 ALGORITHM = "RLlib PPO"
 MODULE_DIR = "module"
+WEIGHTS_NAME = "weights.npz"
 
 
 def export_policy(module: Any, folder: str | Path, config: Any, preset: str, **extra: Any) -> Path:
-    """Write ``module`` (an RLlib RLModule) and its description to ``folder``, atomically
-    (a folder already there is replaced only once the new one is complete)."""
+    """Write ``module`` (an RLlib ``ActionMaskingTorchRLModule``), its weights and its description
+    (with the module's ``model_config``) to ``folder``, atomically (a folder already there is
+    replaced only once the new one is complete)."""
+    model_config = dict(module.model_config)
     folder = Path(folder)
     with atomic_folder(folder) as partial:
         module.save_to_path(str((partial / MODULE_DIR).resolve()))
-        metadata = describe_policy(config, preset, ALGORITHM, **extra)
+        np.savez(partial / WEIGHTS_NAME, **{name: np.asarray(value) for name, value in module.get_state().items()})
+        metadata = describe_policy(config, preset, ALGORITHM, model_config=model_config, **extra)
         (partial / METADATA_NAME).write_text(json.dumps(metadata, indent=2))
     return folder
+
+
+def build_module(folder: Path, metadata: dict[str, Any]) -> Any:
+    """The action-masking RLModule, rebuilt from ``model_config`` with the weights of ``weights.npz``
+    (plain arrays, loaded with ``allow_pickle=False``): nothing from the folder is unpickled."""
+    import gymnasium as gym
+    from ray.rllib.algorithms.ppo.ppo_catalog import PPOCatalog
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    from trash_env.core import NUM_ACTIONS
+
+    model_config = metadata.get("model_config")
+    if not isinstance(model_config, dict):
+        raise ValueError(f"{folder}: its {METADATA_NAME} has no model_config (exported by an older train_rllib.py?)")
+    size = metadata.get("observation_size")
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ValueError(f"{folder}: its {METADATA_NAME} has no valid observation_size")
+    space = gym.spaces.Dict(
+        {
+            "action_mask": gym.spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
+            "observations": gym.spaces.Box(0.0, 1.0, (size,), np.float32),
+        }
+    )
+    try:
+        with np.load(folder / WEIGHTS_NAME, allow_pickle=False) as weights:
+            state = {name: weights[name] for name in weights.files}
+        module = ActionMaskingTorchRLModule(
+            observation_space=space,
+            action_space=gym.spaces.Discrete(NUM_ACTIONS),
+            inference_only=False,
+            learner_only=False,
+            model_config=model_config,
+            catalog_class=PPOCatalog,
+        )
+        module.set_state(state)
+    except Exception as error:  # a missing or damaged weights file, or another architecture
+        raise ValueError(f"{folder}: the RLlib module could not be loaded: {error}") from None
+    module.eval()
+    return module
 
 
 def is_rllib_policy(path: str | Path) -> bool:
@@ -56,8 +108,8 @@ def read_rllib_metadata(folder: str | Path) -> dict[str, Any]:
         raise ValueError(f"{folder}: not an RLlib policy exported by train_rllib.py")
     if not isinstance(metadata.get("config"), dict):
         raise ValueError(f"{folder}: its {METADATA_NAME} is not a policy description (no config)")
-    if not (folder / MODULE_DIR).is_dir():
-        raise ValueError(f"{folder}: the RLlib module folder {MODULE_DIR}/ is missing")
+    if not (folder / WEIGHTS_NAME).is_file():
+        raise ValueError(f"{folder}: the module's weights ({WEIGHTS_NAME}) are missing")
     return metadata
 
 
@@ -80,13 +132,10 @@ class RLlibAgent(Agent):
     def load(cls, path: str | Path, name: str | None = None) -> RLlibAgent:
         metadata = read_rllib_metadata(path)
         try:
-            from ray.rllib.core.rl_module.rl_module import RLModule
+            import ray.rllib  # noqa: F401
         except ImportError as error:
             raise ImportError(f"RLlib policies need the rllib extra: pip install -e '.[rllib]' ({error})") from None
-        try:
-            module = RLModule.from_checkpoint(str((Path(path) / MODULE_DIR).resolve()))
-        except Exception as error:  # RLlib raises many kinds on a damaged checkpoint
-            raise ValueError(f"{path}: the RLlib module could not be loaded: {error}") from None
+        module = build_module(Path(path), metadata)
         return cls(module, metadata, name=name or str(path), path=str(path))
 
     def check_config(self, config: Any) -> None:

@@ -498,9 +498,11 @@ def test_search_with_a_large_margin_plays_its_rollout_policy() -> None:
 
 
 def test_search_with_two_samples_and_a_large_margin_plays_greedy() -> None:
-    """With a huge margin even a two-sample search should never overrule greedy: two
-    agreeing samples are not clear evidence. (Here it does so at 6 of about 1400
-    choices of the pagat preset and 5-player standard hands.)"""
+    """With a huge margin even a two-sample search never overrules greedy: two agreeing
+    samples are not clear evidence. The standard error is floored at one sample's worth
+    (2 / samples); without that floor a two-sample search overruled greedy at a few of
+    the ~1,400 choices here (pagat and 5-player standard hands), where both samples
+    happened to agree exactly and the standard error came out 0."""
     search = SearchAgent(samples=2, margin=1e9)
     differ, seen = deviations(search, GreedyAgent(), (SEARCH_CONFIGS[1], SEARCH_CONFIGS[3]), games=40)
     assert seen > 1000

@@ -464,9 +464,9 @@ def batched_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     calls: list[tuple[str, str]] = []
     real = evaluation.play_deals_batched
 
-    def spy(config, pair, deals, seed, duplicate):
+    def spy(config, pair, deals, seed, duplicate, agents):
         calls.append(pair)
-        return real(config, pair, deals, seed, duplicate)
+        return real(config, pair, deals, seed, duplicate, agents)
 
     monkeypatch.setattr(evaluation, "play_deals_batched", spy)
     return calls
@@ -506,27 +506,32 @@ def test_batched_tournament_plays_the_scalar_games(
 
 
 def test_auto_plays_other_agents_and_games_on_the_scalar_engine(batched_calls: list[tuple[str, str]]) -> None:
-    """``auto`` falls back to the core when an agent cannot play inside the engine (search, a
-    prebuilt agent object) or the game is Help Your Neighbor (R12), with the same results as
-    ``scalar``."""
+    """``auto`` falls back to the core when an agent cannot play on the engine (search) or the game
+    is Help Your Neighbor (R12), with the same results as ``scalar``; a prebuilt agent object plays
+    wherever its kind can (a GreedyAgent inside the engine), again with the scalar games."""
     standard = make_config("standard")
     with_search = run_tournament(standard, ["greedy", "search:samples=2"], 2, seed=1)
     assert with_search == run_tournament(standard, ["greedy", "search:samples=2"], 2, seed=1, engine="scalar")
-    prebuilt = run_pairings(standard, [("greedy", "random")], 5, seed=1, prebuilt={"greedy": GreedyAgent()})
-    assert prebuilt == run_pairings(standard, [("greedy", "random")], 5, seed=1, engine="scalar")
     neighbor = neighbor_config(num_players=3)
     dice = run_pairings(neighbor, [("random", "random")], 5, seed=1)
     assert dice == run_pairings(neighbor, [("random", "random")], 5, seed=1, engine="scalar")
     assert len(dice) == 15
     assert batched_calls == []
+    prebuilt = run_pairings(standard, [("mine", "random")], 5, seed=1, prebuilt={"mine": GreedyAgent()})
+    assert batched_calls == [("mine", "random")]
+    scalar = run_pairings(standard, [("greedy", "random")], 5, seed=1, engine="scalar")
+    assert [(g.deal, g.rotation, g.rewards, g.turns) for g in prebuilt] == [
+        (g.deal, g.rotation, g.rewards, g.turns) for g in scalar
+    ]
 
 
 @pytest.mark.parametrize(
     ("config", "pairs", "engine", "message"),
     [
-        (make_config("standard"), [("greedy", "search")], "batched", "batched engine plays Trash baselines"),
+        (make_config("standard"), [("greedy", "search")], "batched", "batched engine plays Trash agents"),
         (make_config("standard"), [("greedy", "search:samples=2")], "batched", "batched engine"),
-        (neighbor_config(), [("random", "random")], "batched", "batched engine plays Trash baselines"),
+        (neighbor_config(), [("random", "random")], "batched", "batched engine plays Trash agents"),
+        (make_config("standard", max_turns=40_000), [("greedy", "random")], "batched", "within its limits"),
         (make_config("standard"), [("greedy", "random")], "numba", "engine='numba'"),
         (make_config("standard"), [("greedy", "random")], "Batched", "engine='Batched'"),
     ],
@@ -540,22 +545,33 @@ def test_engines_that_cannot_play_raise_a_value_error(
         run_pairings(config, pairs, 2, engine=engine)
 
 
-def test_random_on_the_batched_engine_plays_other_games_with_the_same_statistics() -> None:
-    """``random`` draws its choices from the engine's generator, not the agent's: on 500 deals the
-    games differ from the scalar ones but the score difference of random against greedy (R10) has
-    overlapping 95% intervals on both engines. The batched games are reproducible, and each deal's
-    games depend only on (seed, deal, rotation): not on how many deals are played nor on chunking."""
-    config = make_config("standard")
-    scalar = run_tournament(config, ["random", "greedy"], 500, seed=3, engine="scalar")
-    on_batch = run_tournament(config, ["random", "greedy"], 500, seed=3, engine="batched")
-    assert on_batch != scalar
-    assert [(g.deal, g.rotation, g.seats) for g in on_batch] == [(g.deal, g.rotation, g.seats) for g in scalar]
-    one, two = pair_summaries(scalar)[0].score_difference, pair_summaries(on_batch)[0].score_difference
-    assert isinstance(one, Interval) and one.n == two.n == 500
-    assert one.low <= two.high and two.low <= one.high
-    assert one.high < 0 and two.high < 0  # greedy beats random either way
-    assert run_tournament(config, ["random", "greedy"], 500, seed=3, engine="batched") == on_batch
-    assert run_tournament(config, ["random", "greedy"], 100, seed=3, engine="batched") == on_batch[:200]
+@pytest.mark.parametrize(
+    "config",
+    [make_config("standard"), make_config("pagat", num_players=3, match=True), make_config("jokers", num_players=5)],
+    ids=["standard", "pagat-3p-match", "jokers-5p"],
+)
+def test_a_pair_plays_the_same_games_in_any_tournament_on_either_engine(config: Any) -> None:
+    """``random`` is asked outside the engine with the generator the scalar path gives it, so a pair
+    with a given seed plays the very same games on either engine and whatever else is in the
+    tournament: random vs counter alone, beside greedy (a pair the engine plays) or beside search
+    (one it cannot), scalar, batched or auto. Each deal's games depend only on (seed, deal,
+    rotation): not on how many deals are played."""
+    deals = 60 if config.num_players > 2 else 300
+
+    def pair_games(specs: list[str], engine: str) -> list[GameResult]:
+        return [
+            g for g in run_tournament(config, specs, deals, seed=3, engine=engine) if g.pairing == ("random", "counter")
+        ]
+
+    scalar = pair_games(["random", "counter"], "scalar")
+    assert pair_games(["random", "counter"], "batched") == scalar
+    assert pair_games(["random", "greedy", "counter"], "auto") == scalar
+    assert pair_games(["random", "greedy", "counter"], "scalar") == scalar
+    assert pair_games(["random", "search:samples=1", "counter"], "auto") == scalar
+    smaller = run_tournament(config, ["random", "counter"], deals // 2, seed=3, engine="batched")
+    assert smaller == scalar[: len(smaller)]
+    one = pair_summaries(scalar)[0].score_difference
+    assert isinstance(one, Interval) and one.n == deals and one.high < 0  # counter beats random
 
 
 def test_batched_chunks_do_not_change_the_games(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -647,13 +663,40 @@ def test_train_batched_writes_a_loadable_policy_that_plays_legal_moves(batched_r
     assert checked.decisions > 40
 
 
+def test_batched_training_logs_episode_statistics(train: ModuleType, tmp_path: Path) -> None:
+    """``--batched`` runs log SB3's episode statistics (``rollout/ep_rew_mean``, ``ep_len_mean``) to
+    TensorBoard as scalar runs do: the vector env is wrapped in ``VecMonitor``, whose
+    ``info["episode"]`` holds each finished episode's return (R10: +1, -1 or 0) and length."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    args = tiny_args(train, tmp_path, tensorboard=True, final_eval_deals=0)
+    train.main(args)
+    events = next((tmp_path / "run" / "tb").rglob("events.out.tfevents.*"))
+    accumulator = EventAccumulator(str(events))
+    accumulator.Reload()
+    assert {"rollout/ep_rew_mean", "rollout/ep_len_mean"} <= set(accumulator.Tags()["scalars"])
+    assert all(-1 <= event.value <= 1 for event in accumulator.Scalars("rollout/ep_rew_mean"))
+
+    small = tiny_args(train, tmp_path, n_envs=4)
+    train.resolve_baselines(small)
+    env = train.make_vec_env_for(small, [])
+    env.reset()
+    episodes = []
+    rng = np.random.default_rng(0)
+    while len(episodes) < 10:
+        _, _, dones, infos = env.step(random_legal(np.stack(env.env_method("action_masks")), rng))
+        episodes += [info["episode"] for info, done in zip(infos, dones) if done]
+    assert all(episode["r"] in (-1.0, 0.0, 1.0) and episode["l"] >= 1 for episode in episodes)
+
+
 def test_make_vec_env_for_batched_builds_the_rules_of_the_run(train: ModuleType, tmp_path: Path) -> None:
     """``--batched`` builds a ``TrashVecEnv`` of ``n_envs`` games with the run's preset, players,
     match and overrides, and its opponents."""
     args = tiny_args(train, tmp_path, preset="pagat", num_players=3, match=True, overrides=["layout_size=6"], n_envs=5)
     train.resolve_baselines(args)
     train.check_batched(args)
-    env = train.make_vec_env_for(args, [])
+    monitored = train.make_vec_env_for(args, [])
+    env = monitored.venv
     assert isinstance(env, TrashVecEnv)
     assert env.num_envs == 5
     assert env.config == train.build_config(args) == make_config("pagat", num_players=3, match=True, layout_size=6)

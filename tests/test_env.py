@@ -216,11 +216,11 @@ def test_out_of_bounds_action_raises_assertion_error(make, action):
     env = make()
     env.reset(seed=3)
     before = env.last()
-    state = core.clone(env.unwrapped.state)
+    state = core.clone(env.unwrapped.game_state)
     applied = len(env.unwrapped.actions)
     with pytest.raises(AssertionError, match="not in action space"):
         env.step(action)
-    assert env.unwrapped.state == state
+    assert env.unwrapped.game_state == state
     after = env.last()
     np.testing.assert_array_equal(before[0]["observation"], after[0]["observation"])
     assert before[1:] == after[1:]
@@ -316,13 +316,13 @@ def test_step_after_all_agents_done_only_warns(make):
     env.reset(seed=2)
     play(env, np.random.default_rng(2))
     assert env.agents == []
-    state = core.clone(env.unwrapped.state)
+    state = core.clone(env.unwrapped.game_state)
     EnvLogger.flush()
     env.step(0)
     env.step(None)
     assert sum("step() called after all agents are terminated" in str(m) for m in EnvLogger.mqueue) >= 2
     assert env.agents == []
-    assert env.unwrapped.state == state
+    assert env.unwrapped.game_state == state
     EnvLogger.flush()
 
 
@@ -335,7 +335,7 @@ def test_raw_env_illegal_action_raises_and_changes_nothing():
     tried = 0
     for _ in range(40):  # the first 40 moves: draw and place phases, forced and free
         obs = raw.observe(raw.agent_selection)
-        state = core.clone(raw.state)
+        state = core.clone(raw.game_state)
         snapshot = (
             raw.agent_selection,
             dict(raw.rewards),
@@ -348,7 +348,7 @@ def test_raw_env_illegal_action_raises_and_changes_nothing():
             with pytest.raises(ValueError, match=rf"^action {action} \(.*\) is illegal"):
                 raw.step(action)
             tried += 1
-            assert raw.state == state
+            assert raw.game_state == state
             assert snapshot == (
                 raw.agent_selection,
                 raw.rewards,
@@ -435,10 +435,10 @@ def test_seven_up_asks_its_forced_first_move(kwargs):
         assert not any(env.terminations.values())
         assert not any(env.truncations.values())
         assert env.unwrapped.actions == []  # nothing applied before the first step
-        assert not env.unwrapped.state.over
+        assert not env.unwrapped.game_state.over
         env.step(0)
         assert all(is_done(env, agent) for agent in env.agents)
-        assert env.unwrapped.state.over
+        assert env.unwrapped.game_state.over
         assert len(env.unwrapped.actions) > 1
 
 
@@ -461,7 +461,7 @@ def test_hand_without_any_choice_asks_the_first_move():
     env.step(0)
     assert all(env.terminations.values())
     assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
-    assert env.unwrapped.state.up[0] == list(range(1, 11))
+    assert env.unwrapped.game_state.up[0] == list(range(1, 11))
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -471,7 +471,7 @@ def test_not_skipping_forced_first_move_is_the_draw(preset):
     for seed in range(3):
         env = trash_env.env(preset, skip_forced=False)
         env.reset(seed=seed)
-        assert env.unwrapped.state.discard == []
+        assert env.unwrapped.game_state.discard == []
         assert env.agent_selection == "player_0"
         assert env.last()[0]["action_mask"].tolist() == [1] + [0] * 12
 
@@ -513,7 +513,7 @@ def test_skipping_forced_moves_plays_the_same_game(preset, kwargs):
             else:
                 asking.step(int(choices_ask.choice(legal)))
         assert skipping.unwrapped.actions == asking.unwrapped.actions
-        assert skipping.unwrapped.state == asking.unwrapped.state
+        assert skipping.unwrapped.game_state == asking.unwrapped.game_state
 
 
 def test_max_turns_truncates_as_a_draw():
@@ -529,7 +529,7 @@ def test_max_turns_truncates_as_a_draw():
         assert all(env.truncations.values())
         assert not any(env.terminations.values())
         assert env.rewards == dict.fromkeys(env.possible_agents, 0.0)
-        assert env.unwrapped.state.turn == 4
+        assert env.unwrapped.game_state.turn == 4
 
 
 # --------------------------------------------------------------------------
@@ -634,11 +634,11 @@ def test_every_observation_lies_in_the_observation_space(preset, kwargs):
 
 @pytest.mark.parametrize(("preset", "kwargs"), OBSERVATION_CASES, ids=str)
 def test_action_mask_is_the_legal_actions_of_the_agent_to_act(preset, kwargs):
-    """R13: the acting agent's mask is exactly the legal actions of ``env.unwrapped.state``;
+    """R13: the acting agent's mask is exactly the legal actions of ``env.unwrapped.game_state``;
     every other agent's mask is all zeros, and so is everyone's once the episode is over."""
 
     def check_masks(env, agent, obs):
-        state = env.unwrapped.state
+        state = env.unwrapped.game_state
         assert agent == env.possible_agents[state.current]
         np.testing.assert_array_equal(obs["action_mask"], legal_mask(state))
         for other in env.possible_agents:
@@ -680,7 +680,7 @@ def test_observation_ignores_hidden_cards():
     env.reset(seed=7)
     advance(env, rng, 12)
     raw = env.unwrapped
-    state = raw.state
+    state = raw.game_state
     before = [raw.observer.encode(state, seat) for seat in range(3)]
     text = render_table(state)
     changed = 0
@@ -720,7 +720,7 @@ def test_stacked_deck_deals_the_given_layouts(preset, num_players, skip_forced):
     deck = stacked_deck(config, layouts, stock)
     env = trash_env.env(preset, num_players=num_players, skip_forced=skip_forced)
     env.reset(seed=0, options={"deck": deck})
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     assert state.down == layouts
     assert state.deck == deck
     if not skip_forced:  # nothing drawn yet
@@ -768,7 +768,7 @@ def test_wrong_deck_raises_value_error_then_reset_still_works(spoil, message):
     with pytest.raises(ValueError, match=message):
         env.reset(seed=0, options={"deck": spoil(list(good))})
     env.reset(seed=0, options={"deck": good})
-    assert env.unwrapped.state.deck == good
+    assert env.unwrapped.game_state.deck == good
     with pytest.raises(ValueError, match=message):
         env.reset(options={"deck": spoil(list(good))})
     env.reset(seed=1)
@@ -787,7 +787,7 @@ def test_rejected_reset_leaves_the_running_episode_intact():
         env.reset(options={"deck": [1] * 52})
     record = env.unwrapped.game_record()
     assert record["seed"] == seed
-    assert trash_env.replay(record) == env.unwrapped.state
+    assert trash_env.replay(record) == env.unwrapped.game_state
 
 
 @pytest.mark.parametrize("options", [{"options": 1}, {"foo": "bar", "deck_size": 3}, {}, None])
@@ -796,7 +796,7 @@ def test_unknown_reset_options_are_ignored(options):
     plain, optioned = trash_env.env(num_players=3), trash_env.env(num_players=3)
     plain.reset(seed=11)
     optioned.reset(seed=11, options=options)
-    assert optioned.unwrapped.state == plain.unwrapped.state
+    assert optioned.unwrapped.game_state == plain.unwrapped.game_state
     assert optioned.unwrapped.game_record() == plain.unwrapped.game_record()
     np.testing.assert_array_equal(optioned.last()[0]["observation"], plain.last()[0]["observation"])
 
@@ -884,7 +884,7 @@ def test_game_record_is_json_and_replays(preset, kwargs):
         env.unwrapped.game_record()
     env.reset(seed=21)
     config = env.unwrapped.config
-    first_deck = list(env.unwrapped.state.deck)
+    first_deck = list(env.unwrapped.game_state.deck)
     records = [env.unwrapped.game_record()]
     if preset != "seven_up":
         advance(env, np.random.default_rng(21), 3)
@@ -901,7 +901,7 @@ def test_game_record_is_json_and_replays(preset, kwargs):
         assert all(isinstance(a, int) and 0 <= a < core.NUM_ACTIONS for a in loaded["actions"])
     assert len(records[-1]["actions"]) > len(records[0]["actions"])
     assert records[-1]["over"]
-    assert trash_env.replay(json.loads(json.dumps(records[-1]))) == env.unwrapped.state
+    assert trash_env.replay(json.loads(json.dumps(records[-1]))) == env.unwrapped.game_state
 
 
 def test_game_record_seed_and_deck_follow_the_reset_seed():

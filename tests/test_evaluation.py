@@ -221,7 +221,7 @@ def test_ratings_anchor_random_at_zero() -> None:
     for spec in ("greedy", "counter"):
         assert ratings[spec].low > 0
         assert ratings[spec].low <= ratings[spec].mean <= ratings[spec].high
-        assert ratings[spec].n == 3 * 60  # (pairing, deal) units
+        assert ratings[spec].n == 60  # deals, each with its games of every pairing
 
 
 def test_ratings_without_random_are_centred() -> None:

@@ -76,7 +76,7 @@ def steps(env, actions: list[int]) -> None:
     """Take the given actions, each of which must be legal for the agent to act."""
     for action in actions:
         obs = env.observe(env.agent_selection)
-        assert obs["action_mask"][action] == 1, (action, env.unwrapped.state)
+        assert obs["action_mask"][action] == 1, (action, env.unwrapped.game_state)
         env.step(action)
 
 
@@ -270,7 +270,7 @@ def check_table(env, *, phase, roll, current, privilege, covered, left, turn) ->
 
 def check_masks(env) -> None:
     """The acting agent's mask is its legal actions (int8); every other agent's is all zeros."""
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     for agent in env.possible_agents:
         mask = env.observe(agent)["action_mask"]
         assert mask.dtype == np.int8 and mask.shape == (NUM_ACTIONS,)
@@ -349,7 +349,7 @@ def test_every_observation_lies_in_the_box_and_masks_are_legal_actions(num_playe
     agent's (and everyone's once over) all zeros."""
 
     def on_ask(env, agent, obs):
-        assert agent == env.possible_agents[env.unwrapped.state.current]
+        assert agent == env.possible_agents[env.unwrapped.game_state.current]
         check_masks(env)
         for other in env.possible_agents:
             seen = env.observe(other)
@@ -378,7 +378,7 @@ def test_forced_uncover_after_a_seven_is_skipped():
     steps(env, [ROLL])  # player_0: a 7, its 5 is uncovered for it, the turn passes; player_1 covers 6
     assert env.agent_selection == "player_1"
     assert env.unwrapped.actions == [ROLL, ROLL, uncover(5), ROLL]
-    assert env.unwrapped.state.covered[0] == [False] * 10
+    assert env.unwrapped.game_state.covered[0] == [False] * 10
 
     env = make(2, skip_forced=False)
     env.reset(seed=0, options={"dice": [5, 7, 6]})
@@ -423,10 +423,10 @@ def test_episode_without_any_choice_asks_its_first_move(num_players):
     assert obs["action_mask"].tolist() == mask_of(ROLL)
     assert (reward, terminated, truncated) == (0.0, False, False)
     assert env.unwrapped.actions == []
-    assert not env.unwrapped.state.over
-    assert env.unwrapped.state.rolls == []
+    assert not env.unwrapped.game_state.over
+    assert env.unwrapped.game_state.rolls == []
     env.step(ROLL)
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     assert state.over and state.truncated and state.turn == 3
     assert state.rolls == [7, 7, 7]
     assert env.unwrapped.actions == [ROLL, ROLL, ROLL]
@@ -465,10 +465,10 @@ def test_out_of_range_action_is_an_assertion_error(action):
     """An action outside ``Discrete(12)`` (R14) is an AssertionError and changes nothing."""
     env = make(2)
     env.reset(seed=3, options={"dice": [5]})
-    state = neighbor.clone(env.unwrapped.state)
+    state = neighbor.clone(env.unwrapped.game_state)
     with pytest.raises(AssertionError, match="not in action space"):
         env.step(action)
-    assert env.unwrapped.state == state
+    assert env.unwrapped.game_state == state
     assert env.unwrapped.actions == [ROLL]
     assert not any(env.terminations.values())
     env.step(END)  # the game goes on
@@ -484,13 +484,13 @@ def test_raw_env_illegal_action_raises_and_changes_nothing():
     tried = 0
     for _ in range(30):
         obs = raw.observe(raw.agent_selection)
-        state = neighbor.clone(raw.state)
+        state = neighbor.clone(raw.game_state)
         snapshot = (raw.agent_selection, dict(raw.rewards), dict(raw.terminations), list(raw.actions))
         for action in np.flatnonzero(obs["action_mask"] == 0).tolist():
             with pytest.raises(ValueError, match=rf"^action {action} \(.*\) is illegal"):
                 raw.step(action)
             tried += 1
-            assert raw.state == state
+            assert raw.game_state == state
             assert snapshot == (raw.agent_selection, raw.rewards, raw.terminations, raw.actions)
         raw.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert tried > 100
@@ -505,7 +505,7 @@ def test_win_by_own_rolls_rewards_the_winner():
     env = make(2)
     env.reset(seed=0, options={"dice": list(TOTALS)})
     steps(env, [ROLL] * 9)
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     assert state.over and not state.truncated and state.winners == [0]
     assert all(env.terminations.values()) and not any(env.truncations.values())
     assert finish(env) == {"player_0": 1.0, "player_1": -1.0}
@@ -520,7 +520,7 @@ def test_win_through_the_privilege_rewards_the_neighbour():
     steps(env, [ROLL, ROLL])  # player_0 covers 11; its next 12 goes to player_1, who takes the turn
     assert env.agent_selection == "player_1"
     steps(env, [ROLL] * 7 + [END])  # player_1 covers 3..10; player_0's forced 11 goes to player_1
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     assert state.over and state.winners == [1] and not state.truncated
     assert state.covered[1] == [True] * 10 and state.left == [8, 0]
     assert all(env.terminations.values()) and not any(env.truncations.values())
@@ -540,7 +540,7 @@ def test_max_turns_truncates_as_a_draw(num_players):
         env = make(num_players, max_turns=4)
         env.reset(seed=seed)
         play(env, np.random.default_rng(seed))
-        state = env.unwrapped.state
+        state = env.unwrapped.game_state
         assert state.turn <= 4
         if state.truncated:
             truncated += 1
@@ -551,7 +551,7 @@ def test_max_turns_truncates_as_a_draw(num_players):
     env = make(num_players, max_turns=4)
     env.reset(seed=0)
     rng = np.random.default_rng(0)
-    while not env.unwrapped.state.over:
+    while not env.unwrapped.game_state.over:
         env.step(int(rng.choice(np.flatnonzero(env.last()[0]["action_mask"]))))
     assert all(env.truncations.values()) and not any(env.terminations.values())
     assert env.rewards == dict.fromkeys(env.possible_agents, 0.0)
@@ -565,7 +565,7 @@ def test_max_turns_truncates_as_a_draw(num_players):
 @pytest.mark.parametrize("num_players", [2, 4])
 def test_game_record_is_json_and_replays(num_players):
     """The record is JSON-serialisable (a round trip gives it back), mid-game and at the end, and
-    ``trash_env.replay`` plays it to ``env.unwrapped.state``."""
+    ``trash_env.replay`` plays it to ``env.unwrapped.game_state``."""
     env = make(num_players)
     with pytest.raises(RuntimeError):
         env.unwrapped.game_record()
@@ -579,12 +579,12 @@ def test_game_record_is_json_and_replays(num_players):
         assert loaded["config"] == env.unwrapped.config.to_dict()
         assert loaded["dice"] == []
         assert loaded["actions"] == env.unwrapped.actions
-        assert trash_env.replay(loaded) == env.unwrapped.state
+        assert trash_env.replay(loaded) == env.unwrapped.game_state
         env.step(int(rng.choice(np.flatnonzero(env.last()[0]["action_mask"]))))
     play(env, rng)
     record = json.loads(json.dumps(env.unwrapped.game_record()))
-    assert record["over"] and record["returns"] == neighbor.returns(env.unwrapped.state)
-    assert trash_env.replay(record) == env.unwrapped.state
+    assert record["over"] and record["returns"] == neighbor.returns(env.unwrapped.game_state)
+    assert trash_env.replay(record) == env.unwrapped.game_state
 
 
 def test_game_record_keeps_stacked_dice():
@@ -594,12 +594,12 @@ def test_game_record_keeps_stacked_dice():
     env.reset(seed=8, options={"dice": tuple(dice)})
     record = env.unwrapped.game_record()
     assert record["dice"] == dice
-    assert trash_env.replay(json.loads(json.dumps(record))) == env.unwrapped.state
+    assert trash_env.replay(json.loads(json.dumps(record))) == env.unwrapped.game_state
     play(env, np.random.default_rng(8))
     record = json.loads(json.dumps(env.unwrapped.game_record()))
     assert record["dice"] == dice
     assert record["rolls"][: len(dice)] == dice
-    assert trash_env.replay(record) == env.unwrapped.state
+    assert trash_env.replay(record) == env.unwrapped.game_state
     env.reset(seed=8)  # a reset without dice forgets them
     assert env.unwrapped.game_record()["dice"] == []
 
@@ -609,11 +609,11 @@ def test_game_record_of_the_first_move_rule_replays():
     env = make(2, max_turns=3)
     env.reset(seed=2, options={"dice": [7, 7, 7]})
     assert env.unwrapped.game_record()["actions"] == []
-    assert trash_env.replay(env.unwrapped.game_record()) == env.unwrapped.state
+    assert trash_env.replay(env.unwrapped.game_record()) == env.unwrapped.game_state
     env.step(ROLL)
     record = json.loads(json.dumps(env.unwrapped.game_record()))
     assert record["actions"] == [ROLL] * 3 and record["truncated"]
-    assert trash_env.replay(record) == env.unwrapped.state
+    assert trash_env.replay(record) == env.unwrapped.game_state
 
 
 # --------------------------------------------------------------------------
@@ -635,7 +635,7 @@ def test_random_play_properties(num_players, max_turns, games):
     endings = {"terminated": 0, "truncated": 0}
     for seed in range(games):
         env.reset(seed=seed)
-        state = env.unwrapped.state
+        state = env.unwrapped.game_state
         for _ in range(MAX_STEPS):
             if state.over:
                 break
@@ -685,16 +685,16 @@ def test_bad_dice_raise_and_leave_the_running_episode_intact(dice):
     for e in (env, twin):
         e.reset(seed=1)
         steps(e, [ROLL, ROLL])
-    state = neighbor.clone(env.unwrapped.state)
+    state = neighbor.clone(env.unwrapped.game_state)
     record = env.unwrapped.game_record()
     selection = env.agent_selection
     with pytest.raises(ValueError, match="dice"):
         env.reset(seed=99, options={"dice": dice})
-    assert env.unwrapped.state == state
+    assert env.unwrapped.game_state == state
     assert env.unwrapped.game_record() == record
     assert env.agent_selection == selection
     play(env, np.random.default_rng(0))
-    assert trash_env.replay(env.unwrapped.game_record()) == env.unwrapped.state
+    assert trash_env.replay(env.unwrapped.game_record()) == env.unwrapped.game_state
     env.reset()  # continues the seed sequence of reset(seed=1), as the twin's does
     twin.reset()
     assert env.unwrapped.game_record() == twin.unwrapped.game_record()

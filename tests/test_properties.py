@@ -831,7 +831,7 @@ def test_replayed_records_end_identically() -> None:
         record = loaded
         where = f"env game {index} {_label(preset, overrides)} skip_forced={skip_forced}"
         state = replay(record)
-        assert state == env.unwrapped.state, where
+        assert state == env.unwrapped.game_state, where
         assert record["returns"] == [final[agent] for agent in env.possible_agents], where
         assert record["returns"] == core.returns(state), where
         assert record["winners"] == state.winners and record["truncated"] == state.truncated, where

@@ -3,7 +3,9 @@ instance, and the exported policy as an agent of the evaluation command (R10, R1
 
 from __future__ import annotations
 
+import contextlib
 import json
+import pickle
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -37,7 +39,7 @@ def play_episode(env: TrashRLlibEnv, rng: np.random.Generator) -> dict[str, obje
         assert env.observation_space[agent].contains(observation)
         legal = np.flatnonzero(observation["action_mask"])
         assert len(legal) >= 1
-        assert list(legal) == core.legal_actions(env.env.state)
+        assert list(legal) == core.legal_actions(env.env.game_state)
         seen[agent] += 1
         obs, rewards, terminated, truncated, _ = env.step({agent: int(rng.choice(legal))})
         for name, reward in rewards.items():
@@ -47,7 +49,7 @@ def play_episode(env: TrashRLlibEnv, rng: np.random.Generator) -> dict[str, obje
             assert set(obs) <= set(env.learners)
             for name in obs:
                 assert terminated[name] or truncated[name]
-            return {"seen": seen, "returns": returns, **final, "state": env.env.state}
+            return {"seen": seen, "returns": returns, **final, "state": env.env.game_state}
         assert not any(v for k, v in terminated.items() if k != "__all__")
     raise AssertionError("the episode did not end")
 
@@ -107,6 +109,19 @@ def test_bad_configuration_is_a_value_error() -> None:
         TrashRLlibEnv({"opponents": ["heuristic"]})
 
 
+torch = pytest.importorskip("torch")
+
+
+class Payload:
+    """Unpickling this writes ``marker``: what a crafted policy file could do instead."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (exec, (f"open({str(self.marker)!r}, 'w').write('ran')",))
+
+
 def test_tiny_run_on_local_ray_and_the_exported_policy_round_trip(tmp_path: Path, capsys) -> None:
     """A couple of PPO iterations on a local Ray instance: the policy is exported with its
     configuration, loads as an agent that plays only legal actions, goes through the
@@ -161,9 +176,36 @@ def test_tiny_run_on_local_ray_and_the_exported_policy_round_trip(tmp_path: Path
     with pytest.raises(ValueError, match="no config"):
         make_agent(str(broken))
     (broken / "trash_rl.json").write_text(json.dumps(metadata))
-    shutil.rmtree(broken / "module")
-    with pytest.raises(ValueError, match="module"):
+    (broken / "weights.npz").unlink()
+    with pytest.raises(ValueError, match="weights"):
         make_agent(str(broken))
     (broken / "trash_rl.json").unlink()
     with pytest.raises(ValueError, match="not an RLlib policy"):
         make_agent(str(broken))
+
+    # The agent is RLlib's own module: the same logits as RLlib's loader gives, without its pickles.
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    rllib_module = RLModule.from_checkpoint(str((policy / "module").resolve()))
+    observations = torch.rand(5, metadata["observation_size"])
+
+    def batch() -> dict:  # a fresh one per call: the module's forward pass rewrites its input
+        return {"obs": {"observations": observations, "action_mask": torch.ones(5, 13)}}
+
+    with torch.no_grad():
+        ours = agent.module.forward_inference(batch())["action_dist_inputs"]
+        theirs = rllib_module.forward_inference(batch())["action_dist_inputs"]
+    assert torch.allclose(ours, theirs)
+
+    # A folder whose pickles carry a payload: loading it as an agent (and evaluating it) runs nothing.
+    crafted = tmp_path / "crafted"
+    shutil.copytree(policy, crafted)
+    marker = tmp_path / "payload_ran"
+    for name in ("class_and_ctor_args.pkl", "module_state.pkl"):
+        (crafted / "module" / name).write_bytes(pickle.dumps(Payload(marker)))
+    agent = make_agent(str(crafted))
+    assert evaluate.main([str(crafted), "random", "--deals", "3", "--quiet"]) == 0
+    assert not marker.exists()
+    with contextlib.suppress(Exception):  # RLlib's own loader does unpickle them: the threat is real
+        RLModule.from_checkpoint(str((crafted / "module").resolve()))
+    assert marker.exists()

@@ -34,7 +34,15 @@ from agents.base import Agent, SeatView
 from agents.baselines import RandomAgent
 from agents.evaluate import main as evaluate_main
 from agents.evaluation import play_game
-from agents.learned import METADATA_NAME, LearnedAgent, algorithms, read_metadata, save_policy
+from agents.learned import (
+    METADATA_NAME,
+    LearnedAgent,
+    algorithms,
+    load_model,
+    policy_classes,
+    read_metadata,
+    save_policy,
+)
 from agents.registry import make_agent
 from trash_env.config import make_config
 from trash_env.single_agent import TrashSingleAgentEnv
@@ -210,7 +218,8 @@ def test_each_algorithm_trains_and_saves_a_loadable_policy(algo: str, train_poli
     assert result["timesteps"] >= BUDGET[algo]
     agent = make_agent(str(result["policy"]))
     assert isinstance(agent, LearnedAgent)
-    assert type(agent.model).__name__ == ALGORITHM_CLASSES[algo]
+    assert type(agent.policy) is policy_classes()[ALGORITHM_CLASSES[algo]]
+    assert type(load_model(result["policy"])).__name__ == ALGORITHM_CLASSES[algo]
     assert agent.metadata["algorithm"] == ALGORITHM_CLASSES[algo]
     assert agent.metadata["num_timesteps"] == result["timesteps"]
     assert agent.metadata["config"] == make_config("standard").to_dict()
@@ -225,11 +234,12 @@ def test_each_algorithm_trains_and_saves_a_loadable_policy(algo: str, train_poli
 def test_learned_agent_plays_the_policys_own_choice(algo: str, train_policy) -> None:
     """The agent's action is the model's deterministic prediction whenever that is legal (for
     MaskablePPO, with the action mask, always): masking never overrides a legal first choice."""
-    agent = LearnedAgent.load(train_policy(algo)["policy"])
+    path = train_policy(algo)["policy"]
+    agent, model = LearnedAgent.load(path), load_model(path)
     compared = 0
     for observation, mask in first_states({"preset": "standard"}, 60):
         kwargs = {"action_masks": mask} if algo == "maskable_ppo" else {}
-        predicted, _ = agent.model.predict(observation, deterministic=True, **kwargs)
+        predicted, _ = model.predict(observation, deterministic=True, **kwargs)
         legal = [int(a) for a in np.flatnonzero(mask)]
         scores = agent.preferences(observation)
         chosen = legal[int(np.argmax(scores[legal]))]
@@ -289,7 +299,7 @@ def _truncated(folder: Path, policy: Path) -> Path:
 
 def _plain_sb3_save(folder: Path, policy: Path) -> Path:
     path = folder / "plain.zip"
-    LearnedAgent.load(policy).model.save(path)
+    load_model(policy).save(path)
     return path
 
 
@@ -430,11 +440,11 @@ def test_play_cli_accepts_a_policy_opponent(tiny_policy: Path, capsys: pytest.Ca
 def test_save_policy_writes_atomically_and_round_trips(tiny_policy: Path, tmp_path: Path) -> None:
     """``save_policy`` adds ``.zip`` when missing, overwrites an earlier save, leaves no
     ``.partial.zip`` behind, and the file loads back with the same preferences and metadata."""
-    agent = LearnedAgent.load(tiny_policy)
+    agent, model = LearnedAgent.load(tiny_policy), load_model(tiny_policy)
     config = make_config("standard")
-    path = save_policy(agent.model, tmp_path / "copy", config, "standard", note="first")
+    path = save_policy(model, tmp_path / "copy", config, "standard", note="first")
     assert path == tmp_path / "copy.zip"
-    path = save_policy(agent.model, tmp_path / "copy.zip", config, "standard", note="second")
+    path = save_policy(model, tmp_path / "copy.zip", config, "standard", note="second")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.zip"]
     copy = LearnedAgent.load(path)
     assert copy.metadata["note"] == "second"
@@ -452,7 +462,7 @@ def test_learned_agent_pickles_as_its_file(tiny_policy: Path) -> None:
     observation, _ = first_states({"preset": "standard"}, 1)[0]
     np.testing.assert_allclose(clone.preferences(observation), agent.preferences(observation))
     with pytest.raises(TypeError, match="save it first"):
-        pickle.dumps(LearnedAgent(agent.model, agent.metadata))
+        pickle.dumps(LearnedAgent(agent.policy, agent.metadata))
 
 
 # --------------------------------------------------------------------------
@@ -486,7 +496,7 @@ def test_resume_continues_the_timestep_count(resumed: dict[str, Any], tiny_polic
     assert first_run >= 2000
     assert resumed["timesteps"] >= 3000 and resumed["timesteps"] > first_run
     agent = LearnedAgent.load(resumed["policy"])
-    assert agent.model.num_timesteps == resumed["timesteps"] == agent.metadata["num_timesteps"]
+    assert load_model(resumed["policy"]).num_timesteps == resumed["timesteps"] == agent.metadata["num_timesteps"]
     steps = [row["timesteps"] for row in resumed["history"]]
     assert steps == sorted(set(steps))
     assert steps[0] > 2000 and steps[-1] == resumed["timesteps"]
@@ -659,3 +669,23 @@ def test_shipped_policy_loads_for_its_configuration_and_plays_legal_actions() ->
         rngs = [np.random.default_rng([game, seat]) for seat in range(2)]
         play_game(config, seats, np.random.default_rng(game), rngs)
     assert asked > 60
+
+
+# --------------------------------------------------------------------------
+# Learned policies on the batched engine
+
+
+@pytest.mark.parametrize("algo", ["maskable_ppo", "dqn"])
+def test_learned_policy_plays_the_same_games_on_the_batched_engine(algo: str, train_policy) -> None:
+    """A learned policy is asked in batches (one forward pass for every game waiting on it) on the
+    batched engine and plays exactly the games it plays on the core, one position at a time, against
+    greedy and against random (whose generator is the scalar path's too), in every seat."""
+    from agents.evaluation import run_pairings
+
+    policy = str(train_policy(algo)["policy"])
+    config = make_config("standard")
+    pairs = [(policy, "greedy"), (policy, "random")]
+    scalar = run_pairings(config, pairs, 150, seed=4, engine="scalar")
+    on_batch = run_pairings(config, pairs, 150, seed=4, engine="batched")
+    assert on_batch == scalar and len(scalar) == 600
+    assert run_pairings(config, pairs, 150, seed=4) == scalar  # auto picks the batched engine, same games

@@ -67,8 +67,18 @@ class TurnBasedEnv(AECEnv, EzPickle):
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: spaces.Discrete(game.num_actions) for agent in self.possible_agents}
+        self.global_state = game.make_global_state(self.config)
+        self.state_space = spaces.Box(0.0, 1.0, (self.global_state.size,), np.float32)
         self._seeder: np.random.Generator | None = None
-        self.state: Any = None
+        self.game_state: Any = None
+
+    def state(self) -> np.ndarray:
+        """PettingZoo's global state, for centralised critics (MAPPO, QMIX): everything, hidden cards
+        included, in ``state_space`` (the pieces are in ``env.unwrapped.global_state``). The game
+        itself is ``env.unwrapped.game_state``."""
+        if self.game_state is None:
+            raise RuntimeError("reset() must be called before state()")
+        return self.global_state.encode(self.game_state)
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -101,18 +111,18 @@ class TurnBasedEnv(AECEnv, EzPickle):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
         if self.skip_forced:
-            game.play_forced(self.state, self._rng, self.actions)
-            if self.state.over:
+            game.play_forced(self.game_state, self._rng, self.actions)
+            if self.game_state.over:
                 # R13/R14: the whole episode would pass with no choice at all: deal the
                 # same episode again (same seed, same deal) and ask for its first move.
                 self._start_episode()
-        self.agent_selection = self.possible_agents[self.state.current]
+        self.agent_selection = self.possible_agents[self.game_state.current]
         if self.render_mode == "human":
             self.render()
 
     def _start_episode(self) -> None:
         self._rng = np.random.default_rng(self.episode_seed)
-        self.state = self.game.new_game(self.config, self._rng, self._deal)
+        self.game_state = self.game.new_game(self.config, self._rng, self._deal)
         self.actions: list[int] = []
 
     # ------------------------------------------------------------------ step
@@ -122,7 +132,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state, rng, game = self.state, self._rng, self.game
+        state, rng, game = self.game_state, self._rng, self.game
         game.apply_action(state, action, rng)  # raises ValueError on an illegal action
         self.actions.append(int(action))
         if self.skip_forced:
@@ -160,7 +170,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
-        state, game = self.state, self.game
+        state, game = self.game_state, self.game
         if seat == state.current and not state.over and not self.terminations.get(agent, True):
             mask = game.action_mask(game.legal_actions(state))
         else:
@@ -170,7 +180,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
     def game_record(self) -> dict[str, Any]:
         """The episode so far as a JSON-serialisable record (see ``trash_env.records``);
         ``trash_env.replay(record)`` plays it again to the same state."""
-        if self.state is None:
+        if self.game_state is None:
             raise RuntimeError("reset() must be called before game_record()")
         return self._record()
 
@@ -185,7 +195,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
 
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        text = self.game.render(self.state, self.possible_agents)
+        text = self.game.render(self.game_state, self.possible_agents)
         if self.render_mode == "ansi":
             return text
         print(text + "\n")

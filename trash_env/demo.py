@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     record = env.unwrapped.game_record()
     print("result:", dict(zip(env.possible_agents, record["returns"])))
     files.write_text(args.record, json.dumps(record))
-    same = replay(record) == env.unwrapped.state
+    same = replay(record) == env.unwrapped.game_state
     print(f"game record: {args.record} ({len(record['actions'])} actions; replays identically: {same})")
     return 0
 

@@ -18,8 +18,8 @@ from trash_env import core, neighbor
 from trash_env.belief import public_view
 from trash_env.config import PRESETS, RulesConfig, make_config
 from trash_env.neighbor import NeighborConfig
-from trash_env.neighbor_observation import NEIGHBOR_OBSERVATION_VERSION, NeighborObserver
-from trash_env.observation import OBSERVATION_VERSION, Observer
+from trash_env.neighbor_observation import NEIGHBOR_OBSERVATION_VERSION, NeighborGlobalState, NeighborObserver
+from trash_env.observation import OBSERVATION_VERSION, GlobalState, Observer
 from trash_env.render import render_neighbor, render_table
 
 
@@ -45,6 +45,7 @@ class Game:
     action_mask: Callable[[Any], np.ndarray]
     action_name: Callable[[int], str]
     make_observer: Callable[[Any], Any]
+    make_global_state: Callable[[Any], Any]  # config -> encoder of PettingZoo's state() (hidden cards included)
     observation_version: int
     public_view: Callable[[Any], Any]  # the state with everything hidden scrubbed
     render: Callable[..., str]  # (state, names) -> text
@@ -69,6 +70,7 @@ TRASH = Game(
     action_mask=core.action_mask,
     action_name=core.action_name,
     make_observer=Observer,
+    make_global_state=GlobalState,
     observation_version=OBSERVATION_VERSION,
     public_view=public_view,
     render=render_table,
@@ -93,6 +95,7 @@ NEIGHBOR = Game(
     action_mask=neighbor.action_mask,
     action_name=neighbor.action_name,
     make_observer=NeighborObserver,
+    make_global_state=NeighborGlobalState,
     observation_version=NEIGHBOR_OBSERVATION_VERSION,
     public_view=neighbor.clone,  # nothing is hidden (R12)
     render=render_neighbor,

@@ -78,6 +78,10 @@ players the pieces start at 0, 3, 14, 16, 18, 38, 40 and the vector has
 `trash_env.neighbor_observation.NEIGHBOR_OBSERVATION_VERSION`, which saved
 policies carry.
 
+`env.state()` (PettingZoo's global state, for centralised critics) is seat 0's
+observation, in `env.unwrapped.state_space`: nothing is hidden (R12). The game
+itself (a `trash_env.neighbor.NeighborState`) is `env.unwrapped.game_state`.
+
 ## Rewards
 
 R12: +1 to the first player to cover all ten markers, -1 to every other
@@ -143,4 +147,4 @@ class raw_env(TurnBasedEnv):
     game = NEIGHBOR
 
     def _record(self) -> dict[str, Any]:
-        return make_neighbor_record(self.config, self.episode_seed, self._deal or [], self.state, self.actions)
+        return make_neighbor_record(self.config, self.episode_seed, self._deal or [], self.game_state, self.actions)

@@ -65,3 +65,15 @@ class NeighborObserver(PieceLayout):
         if name == "covered":
             return "  ".join(" ".join(str(t) if c else "." for t, c in zip(TOTALS, row, strict=True)) for row in value)
         return None
+
+
+class NeighborGlobalState(PieceLayout):
+    """The global state for centralised critics (PettingZoo's ``env.state()``): nothing in Help Your
+    Neighbor is hidden (R12), so it is seat 0's observation, seats in absolute order."""
+
+    def __init__(self, config: NeighborConfig) -> None:
+        self.observer = NeighborObserver(config)
+        super().__init__([("public", (self.observer.size,), "seat 0's observation: the whole game, seat 0 first")])
+
+    def encode(self, state: NeighborState) -> np.ndarray:
+        return self.observer.encode(state, 0)

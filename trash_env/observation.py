@@ -194,3 +194,49 @@ class Observer(PieceLayout):
             counts = np.rint(value * np.asarray(self.config.copies_per_rank)).astype(int)
             return " ".join(f"{RANK_NAMES[i]}:{c}" for i, c in enumerate(counts) if c)
         return None
+
+
+class GlobalState(PieceLayout):
+    """The global state of a Trash game for centralised critics (PettingZoo's ``env.state()``).
+
+    Unlike an observation it holds hidden cards: seat 0's observation (every public fact, seats
+    in absolute order, since seat 0 is first from its own view), then what nobody at the table
+    may see (R2): the card under every face-down slot, the stock's composition and its top card
+    (the next draw). The order of the stock below its top card is left out: it matters only
+    after further draws, and it would add a one-hot per stock card. Every entry lies in [0, 1].
+    """
+
+    def __init__(self, config: RulesConfig) -> None:
+        self.observer = Observer(config)
+        p = config.num_players
+        super().__init__(
+            [
+                ("public", (self.observer.size,), "seat 0's observation (R15): every public fact, seat 0 first"),
+                (
+                    "face_down_cards",
+                    (p, MAX_LAYOUT, NUM_RANKS),
+                    "per seat (seat 0 first), per slot: one-hot rank of the face-down card; all 0 if not face down",
+                ),
+                ("stock_counts", (NUM_RANKS,), "per rank: copies in the stock / copies in the deck"),
+                (
+                    "stock_top",
+                    (NUM_RANKS,),
+                    "one-hot rank of the top card of the stock (the next draw); all 0 if empty",
+                ),
+            ]
+        )
+        copies = np.asarray(config.copies_per_rank, dtype=np.float32)
+        self._per_rank = np.divide(1.0, copies, out=np.zeros_like(copies), where=copies > 0)
+
+    def encode(self, state: GameState) -> np.ndarray:
+        out = np.zeros(self.size, dtype=np.float32)
+        parts = self.view(out)
+        parts["public"][:] = self.observer.encode(state, 0)
+        for seat, (layout, cards) in enumerate(zip(state.up, state.down)):
+            for slot, (value, card) in enumerate(zip(layout, cards)):
+                if value == FACE_DOWN:
+                    parts["face_down_cards"][seat, slot, card] = 1.0
+        if state.stock:
+            parts["stock_counts"][:] = np.bincount(state.stock, minlength=NUM_RANKS) * self._per_rank
+            parts["stock_top"][state.stock[-1]] = 1.0
+        return out

@@ -90,7 +90,7 @@ class TrashRLlibEnv(PettingZooEnv):
             else:
                 self.learners = list(raw.possible_agents)
             self._play_opponents()
-            if not raw.state.over:  # else the opponents ended the game before the learner moved: deal another
+            if not raw.game_state.over:  # else the opponents ended the game before the learner moved: deal another
                 agent = raw.agent_selection
                 return {agent: _masked(raw.observe(agent))}, {}
         raise RuntimeError(f"no deal in {_MAX_REDEALS} gave the learner a move")
@@ -104,7 +104,7 @@ class TrashRLlibEnv(PettingZooEnv):
                 raw.step(None)
                 continue
             seat = raw.agent_name_mapping[agent]
-            view = SeatView(raw.state, seat, raw.observer)
+            view = SeatView(raw.game_state, seat, raw.observer)
             raw.step(self._seat_agents[agent].act(view, self._rng))
 
     def step(self, action: dict[str, int]):

@@ -15,7 +15,12 @@ Opponents are agent objects with an `act(view, rng) -> action` method (every
 agent of the `agents` package) or plain callables `f(view, rng) -> action`,
 where `view` is a `trash_env.view.SeatView` of their seat. At every reset each
 opponent seat draws one of the given opponents uniformly (a pool for
-self-play). `set_opponents()` replaces the pool between episodes.
+self-play). `set_opponents()` replaces the pool between episodes. Every
+opponent that has a `check_config` method (all agents of the package) is
+checked against the env's rules when it is seated: a policy trained for other
+rules (another preset, player count or layout size) or an agent of the other
+game is a `ValueError` naming the fields that differ, never a silent game on
+observations that mean something else.
 
 ## Action Space
 
@@ -136,9 +141,16 @@ class TrashSingleAgentEnv(gymnasium.Env):
         self._legal: list[int] = []
 
     def set_opponents(self, opponents: Sequence[Opponent]) -> None:
-        """Replace the opponent pool; takes effect at the next reset."""
+        """Replace the opponent pool; takes effect at the next reset. An opponent with a
+        ``check_config`` method (every agent of the ``agents`` package) is checked against this
+        env's rules: a policy trained for other rules, or an agent of the other game, is a
+        ``ValueError`` naming what differs. Plain callables are taken as they are."""
         if isinstance(opponents, (str, bytes)) or not isinstance(opponents, Sequence):
             raise ValueError(f"opponents must be a sequence (a pool) of opponents, got {opponents!r}")
+        for opponent in opponents:
+            check = getattr(opponent, "check_config", None)
+            if callable(check):
+                check(self.config)
         policies = [_as_policy(o) for o in opponents]
         if not policies:
             raise ValueError("opponents must hold at least one opponent")

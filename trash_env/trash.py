@@ -12,6 +12,7 @@
 | Action Values      | Discrete(13)                                              |
 | Observation Shape  | (62 + 44 n,)  (150 for 2 players)                         |
 | Observation Values | [0, 1]                                                    |
+| State Shape        | (90 + 184 n,)  (`env.state()`, hidden cards included)     |
 
 ## Description
 
@@ -75,6 +76,18 @@ For 2 players the pieces start at 0, 2, 16, 30, 110, 112, 114, 115, 116,
 118, 120, 121, 122, 136 and the vector has 150 entries. The observation layout has
 a version, `trash_env.observation.OBSERVATION_VERSION`, which saved policies
 carry.
+
+### Global state
+
+`env.state()` (PettingZoo's method for centralised critics, such as MAPPO's
+value network or QMIX's mixer) returns a `Box(0, 1, (90 + 184 n,), float32)`
+vector (`env.unwrapped.state_space`) that also holds what no player sees:
+seat 0's observation (seats in absolute order), then per seat and slot the
+one-hot rank of the face-down card, the stock's per-rank counts and the rank of
+its top card (the next draw); the stock's order below the top is left out.
+`env.unwrapped.global_state` names the pieces (`view`, `describe`). Train a
+critic on it, never a policy: a policy that reads hidden cards cannot be played.
+The game itself (a `trash_env.core.GameState`) is `env.unwrapped.game_state`.
 
 ## Rewards
 
@@ -140,8 +153,8 @@ class raw_env(TurnBasedEnv):
 
     def _start_episode(self) -> None:
         super()._start_episode()
-        self._first_deck = self.state.deck
+        self._first_deck = self.game_state.deck
 
     def _record(self) -> dict[str, Any]:
         deck_given = self._deal is not None
-        return make_record(self.config, self.episode_seed, self._first_deck, deck_given, self.actions, self.state)
+        return make_record(self.config, self.episode_seed, self._first_deck, deck_given, self.actions, self.game_state)
