@@ -1,18 +1,22 @@
-"""Evaluation speed: greedy vs greedy duplicate deals on one and two workers, and the
-search agent's cost per decision.
+"""Evaluation speed: duplicate deals on each engine and worker count, and search's cost per decision.
 
     python benchmarks/bench_eval.py                 # standard preset, 2 players
     python benchmarks/bench_eval.py --deals 20000
 
-Prints hands (games) per second of a duplicate evaluation with 1 and 2 worker
-processes, and milliseconds per decision of `search` at its default budget and
-at a larger one.
+For each pair (greedy vs greedy, random vs greedy, the shipped policy vs greedy) prints the hands
+(games) per second of a duplicate evaluation on the rules core with 1 and with 2 worker processes
+(``engine="scalar"``) and on the batched engine (``engine="batched"``: one process; greedy plays
+inside the engine, random and the policy are asked in batches), each line naming its engine and
+workers, and checks that the engines played the same games. Then milliseconds per decision of
+``search`` at its default budget and at a larger one (scalar, one process).
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -49,19 +53,41 @@ def search_cost(spec: str, config: trash_env.RulesConfig, hands: int, seed: int)
     return 1000 * timed.seconds / timed.decisions
 
 
+SHIPPED_POLICY = str(Path(__file__).resolve().parents[1] / "policies" / "standard_2p_maskable_ppo.zip")
+
+
+def timed_run(
+    config: Any, pair: tuple[str, str], deals: int, seed: int, engine: str, workers: int
+) -> tuple[list, float]:
+    start = time.perf_counter()
+    results = run_pairings(config, [pair], deals, seed=seed, workers=workers, engine=engine)
+    return results, time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=10_000)
+    parser.add_argument("--policy-deals", type=int, default=2_000, help="deals for the pair with the policy")
     parser.add_argument("--search-hands", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     config = trash_env.make_config()
-    print(f"greedy vs greedy, {args.deals} duplicate deals (standard, 2 players: {2 * args.deals} hands)")
-    for workers in (1, 2):
-        start = time.perf_counter()
-        results = run_pairings(config, [("greedy", "greedy")], args.deals, seed=args.seed, workers=workers)
-        elapsed = time.perf_counter() - start
-        print(f"  {workers} worker(s): {len(results) / elapsed:10,.0f} hands/s  ({elapsed:.1f} s)")
+    run_pairings(config, [("greedy", "random")], 10, engine="batched")  # compile (or load) the engine first
+    pairs = [
+        ("greedy", "greedy", args.deals),
+        ("random", "greedy", args.deals),
+        ("policy", "greedy", args.policy_deals),
+    ]
+    for first, second, deals in pairs:
+        pair = (SHIPPED_POLICY if first == "policy" else first, second)
+        print(f"{first} vs {second}, {deals} duplicate deals (standard, 2 players: {2 * deals} hands)")
+        rates, games = {}, {}
+        for engine, workers in (("scalar", 1), ("scalar", 2), ("batched", 1)):
+            results, elapsed = timed_run(config, pair, deals, args.seed, engine, workers)
+            rates[engine, workers], games[engine] = len(results) / elapsed, results
+            print(f"  engine={engine:7s} workers={workers}: {len(results) / elapsed:10,.0f} hands/s  ({elapsed:.1f} s)")
+        same = "the same games" if games["scalar"] == games["batched"] else "DIFFERENT GAMES"
+        print(f"  batched / scalar on 1 worker: {rates['batched', 1] / rates['scalar', 1]:.1f}x, {same}")
     for spec in ("search", "search:samples=64"):
         cost = search_cost(spec, config, args.search_hands, args.seed)
         print(f"{spec:20s} {cost:6.2f} ms per decision (against greedy, {args.search_hands} hands)")

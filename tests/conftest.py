@@ -9,7 +9,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
+
+from trash_env import core
+from trash_env.config import RulesConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 # One math thread per process, for the tests here and the processes they start (set before torch is
@@ -47,3 +51,17 @@ def train() -> ModuleType:
     """``train.py`` imported from the repository root."""
     pytest.importorskip("sb3_contrib")
     return load_script("train")
+
+
+@pytest.fixture
+def next_decks(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
+    """Decks for the hands the core deals after the first (R9 next hand, R7 redeal),
+    in order. The core would shuffle a new deck; here it takes the next one."""
+    decks: list[list[int]] = []
+
+    def take_next(config: RulesConfig, rng: np.random.Generator) -> list[int]:
+        assert decks, "the core dealt a hand the test did not stack"
+        return decks.pop(0)
+
+    monkeypatch.setattr(core, "shuffled_deck", take_next)
+    return decks

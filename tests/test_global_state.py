@@ -75,3 +75,15 @@ def test_help_your_neighbor_state_is_seat_zeros_observation() -> None:
 def test_state_before_reset_is_an_error() -> None:
     with pytest.raises(RuntimeError, match="reset"):
         trash_env.raw_env().state()
+
+
+def test_docstring_state_size_matches_the_encoder() -> None:
+    """The size the docstring of trash_v0 states for env.state() ("90 + 184 n", 458 for two)."""
+    import re
+
+    doc = trash_env.trash.__doc__
+    formulas = re.findall(r"(\d+) \+ (\d+) n floats", doc)
+    assert formulas and re.search(r"\((\d+) for two players\)", doc)[1] == str(GlobalState(make_config()).size)
+    for a, b in formulas:
+        for n in range(2, 9):
+            assert int(a) + int(b) * n == GlobalState(make_config(num_players=n)).size

@@ -124,20 +124,6 @@ def assert_turn_passed_to(state: GameState, seat: int, discard_top: int) -> None
     assert state.discard[-1] == discard_top
 
 
-@pytest.fixture
-def next_decks(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
-    """Decks for the hands the core deals after the first (R9 next hand, R7 redeal),
-    in order. The core would shuffle a new deck; here it takes the next one."""
-    decks: list[list[int]] = []
-
-    def take_next(config: RulesConfig, rng: np.random.Generator) -> list[int]:
-        assert decks, "the core dealt a hand the test did not stack"
-        return decks.pop(0)
-
-    monkeypatch.setattr(core, "shuffled_deck", take_next)
-    return decks
-
-
 # --------------------------------------------------------------------------
 # R3: the deal
 

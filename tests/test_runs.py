@@ -212,6 +212,7 @@ def test_sigint_during_the_final_evaluation_exits_at_once_and_leaves_no_worker(t
     args = [
         "--total-timesteps", "256", "--n-envs", "2", "--n-steps", "128", "--batch-size", "64", "--eval-every", "0",
         "--checkpoint-every", "0", "--final-eval-deals", "100000", "--eval-workers", "2", "--no-progress-bar",
+        "--eval-baselines", "search:samples=2",  # played on the core, by the two workers (slowly)
         "--no-tensorboard", "--run-name", "final-eval", "--out-dir", str(tmp_path),
     ]  # fmt: skip
     log = tmp_path / "log.txt"

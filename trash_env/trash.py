@@ -12,7 +12,7 @@
 | Action Values      | Discrete(13)                                              |
 | Observation Shape  | (62 + 44 n,)  (150 for 2 players)                         |
 | Observation Values | [0, 1]                                                    |
-| State Shape        | (90 + 184 n,)  (`env.state()`, hidden cards included)     |
+| State Shape        | 90 + 184 n floats (`env.state()`, hidden cards included)  |
 
 ## Description
 
@@ -80,8 +80,8 @@ carry.
 ### Global state
 
 `env.state()` (PettingZoo's method for centralised critics, such as MAPPO's
-value network or QMIX's mixer) returns a `Box(0, 1, (90 + 184 n,), float32)`
-vector (`env.unwrapped.state_space`) that also holds what no player sees:
+value network or QMIX's mixer) returns a vector of 90 + 184 n floats in [0, 1]
+(458 for two players) (`env.unwrapped.state_space`) that also holds what no player sees:
 seat 0's observation (seats in absolute order), then per seat and slot the
 one-hot rank of the face-down card, the stock's per-rank counts and the rank of
 its top card (the next draw); the stock's order below the top is left out.
