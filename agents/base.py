@@ -45,6 +45,16 @@ class Agent(ABC):
         seat's generator) the action :meth:`act` would return there. Only for ``batchable`` agents."""
         raise NotImplementedError(f"{type(self).__name__} decides one position at a time")
 
+    def policy_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """For each row, the probability of every action (rows sum to 1, 0 off the mask): what the
+        exact evaluation of Help Your Neighbor needs. The default is the one-hot of
+        :meth:`act_batch`, right for agents that choose deterministically; an agent that draws from
+        its generator overrides it with its real probabilities."""
+        actions = np.asarray(self.act_batch(observations, masks, [None] * len(observations)))
+        probabilities = np.zeros(masks.shape, dtype=np.float64)
+        probabilities[np.arange(len(actions)), actions] = 1.0
+        return probabilities
+
     def check_config(self, config: Any) -> None:
         """Raise ``ValueError`` if this agent cannot play ``config`` (another game;
         learned agents also check the rules they were trained for)."""

@@ -30,6 +30,11 @@ class RandomAgent(PolicyAgent):
         """The same draws as :meth:`act`: one ``rng.integers`` per row from that seat's generator."""
         return np.array([self.choose(None, np.flatnonzero(mask).tolist(), rng) for mask, rng in zip(masks, rngs)])
 
+    def policy_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Uniform over each row's legal actions."""
+        legal = np.asarray(masks, dtype=np.float64)
+        return legal / legal.sum(axis=1, keepdims=True)
+
     def choose(self, state: GameState | None, legal: list[int], rng: np.random.Generator) -> int:
         return legal[int(rng.integers(len(legal)))]
 

@@ -22,6 +22,7 @@ policy files saved by ``train.py`` (``policies/standard_2p_maskable_ppo.zip``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import math
@@ -75,6 +76,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--csv", type=Path, help="write one row per game as CSV")
     parser.add_argument("--plot", type=Path, help="write a PNG plot of the ratings with their intervals")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--exact",
+        action="store_true",
+        help="two-player Help Your Neighbor: exact expected scores by policy evaluation over every state (no "
+        "sampling), and each agent's loss to optimal play by kind of decision",
+    )
     args = parser.parse_args(argv)
     if len(args.agents) < 2:
         parser.error("name at least two agents")
@@ -115,6 +122,17 @@ def check_arguments(args: argparse.Namespace) -> Any:
     for flag in ("json", "csv", "plot"):
         files.check_output_path(f"--{flag}", getattr(args, flag))
     config = build_config(args)
+    if args.exact:
+        if args.game != "help_your_neighbor" or config.num_players != 2:
+            raise ValueError(
+                "--exact evaluates two-player Help Your Neighbor (the solved game): add --game help_your_neighbor"
+            )
+        round_robin(args.agents)
+        from agents.registry import make_agent
+
+        for spec in args.agents:
+            make_agent(spec, args.game).check_config(config)
+        return config
     check_pairings(config, round_robin(args.agents), args.deals, args.seed, args.workers, {}, args.engine)
     return config
 
@@ -127,6 +145,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = check_arguments(args)
     except ValueError as error:
         return fail(PROG, error)
+    if args.exact:
+        return exact_main(args, config)
     try:
         results = run_with_progress(config, args)
     except KeyboardInterrupt:
@@ -156,6 +176,87 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_csv(args.csv, results)
     if args.plot:
         plot_ratings(args.plot, summary, settings)
+    return 0
+
+
+def exact_main(args: argparse.Namespace, config: Any) -> int:
+    """``--exact``: every pair's exact score, then each agent's loss to optimal play."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from agents.exact import decision_tables, exact_pair, gap_to_optimal
+    from agents.registry import make_agent
+
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    agents = {spec: make_agent(spec, args.game) for spec in args.agents}
+
+    def status(text: str) -> Any:
+        return contextlib.nullcontext() if args.quiet else console.status(text)
+
+    with status("reading every agent's decision at every state"):
+        tables = {spec: decision_tables(agent) for spec, agent in agents.items()}
+    pairs = []
+    table = Table(title="exact, two-player Help Your Neighbor (no turn limit): first vs second")
+    for column in (
+        "first",
+        "second",
+        "first wins, rolling first",
+        "first wins, rolling second",
+        "score difference per deal",
+    ):
+        table.add_column(column, justify="left" if column in ("first", "second") else "right")
+    for a, b in round_robin(args.agents):
+        with status(f"policy evaluation: {a} vs {b}"):
+            pair = exact_pair((a, tables[a]), (b, tables[b]))
+        pairs.append(pair.to_dict())
+        table.add_row(
+            a,
+            b,
+            f"{pair.first_wins_as_first_roller:.6f}",
+            f"{pair.first_wins_as_second_roller:.6f}",
+            f"{pair.score_difference:+.6f}",
+        )
+    console.print(table)
+    gaps = []
+    for spec, agent in agents.items():
+        if spec == "optimal":
+            continue
+        with status(f"{spec}: its loss to optimal play"):
+            gap = gap_to_optimal(agent, seed=args.seed)
+        gaps.append({**gap, "agent": spec})
+        losses = Table(title=f"{spec} against optimal: what its own decisions cost (win probability, score per deal)")
+        for column in ("its decisions", "loss rolling first", "loss rolling second", "score loss per deal"):
+            losses.add_column(column, justify="left" if column == "its decisions" else "right")
+        for key, label in (
+            ("all", "all"),
+            ("roll_or_end", "roll again or end only"),
+            ("uncover", "which marker to uncover only"),
+        ):
+            row = gap[key]
+            losses.add_row(
+                label,
+                f"{row['loss_as_first_roller']:.6f}",
+                f"{row['loss_as_second_roller']:.6f}",
+                f"{row['score_loss_per_deal']:.6f}",
+            )
+        console.print(losses)
+        for example in gap["examples"]:
+            options = ", ".join(f"{name} {p:.4f}" for name, p in example["win_probability"].items())
+            rolls = " or ".join(str(roll) for roll in example["after_rolls"])
+            console.print(
+                f"  covered {example['covered']} vs {example['opponent_covered']}, after rolling {rolls}: "
+                f"{spec} chooses to {example['agent']}, optimal to {example['optimal']} (win probability: {options}; "
+                f"met {example['times_met']} times in 2000 sampled games)"
+            )
+    if args.json:
+        write_json(
+            args.json,
+            {
+                "settings": {"game": "help_your_neighbor_v0", "agents": args.agents, "exact": True},
+                "pairs": pairs,
+                "gaps": gaps,
+            },
+        )
     return 0
 
 

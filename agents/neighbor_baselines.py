@@ -1,4 +1,5 @@
-"""Baselines for Help Your Neighbor (R12, R14): ``random`` (shared with Trash) and ``heuristic``.
+"""Baselines for Help Your Neighbor (R12, R14): ``random`` (shared with Trash), ``heuristic`` and,
+for two players, ``optimal`` (the exactly solved game, :mod:`trash_env.neighbor_solver`).
 
 The game offers two kinds of choice: after a roll the roller could use (or
 nobody could), roll again or end the turn; after a 7 with two or more markers
@@ -7,10 +8,22 @@ covered, which one to uncover. Everything else is forced (R14).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from agents.base import Agent, SeatView
 from trash_env.neighbor import END_TURN, NUM_MARKERS, ROLL_DICE, TOTALS, UNCOVER_0, WAYS, NeighborState
+from trash_env.neighbor_observation import NeighborObserver
+
+_MARKER_WAYS = np.array([WAYS[total] for total in TOTALS])
+
+
+def _pieces(observations: np.ndarray) -> dict[str, np.ndarray]:
+    """The named pieces of a batch of Help Your Neighbor observations (any player count)."""
+    observations = np.asarray(observations)
+    return NeighborObserver.of_size(observations.shape[1]).view_batch(observations)
 
 
 class NeighborHeuristic(Agent):
@@ -44,6 +57,7 @@ class NeighborHeuristic(Agent):
 
     name = "heuristic"
     games = ("help_your_neighbor",)
+    batchable = True
 
     def act(self, view: SeatView, rng: np.random.Generator) -> int:
         legal = view.legal_actions
@@ -72,3 +86,80 @@ class NeighborHeuristic(Agent):
                         gives_game += ways
                     break
         return own >= gives_game
+
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, rngs: Sequence[np.random.Generator | None]
+    ) -> np.ndarray:
+        """:meth:`act` for each row, from the observation alone (seats observer first, R12)."""
+        pieces = _pieces(observations)
+        covered = pieces["covered"] > 0.5  # [N, seats, markers], the observer first
+        left = np.rint(pieces["left"] * NUM_MARKERS).astype(int)
+        own = ((~covered[:, 0]) * _MARKER_WAYS).sum(axis=1)
+        gives_game = np.zeros(len(covered), dtype=int)
+        reached = np.zeros(covered[:, 0].shape, dtype=bool)  # the privilege stopped at someone (R12)
+        for neighbour in range(1, covered.shape[1]):
+            stops = covered[:, 0] & ~covered[:, neighbour] & ~reached
+            gives_game += ((stops & (left[:, neighbour : neighbour + 1] == 1)) * _MARKER_WAYS).sum(axis=1)
+            reached |= stops
+        masks = np.asarray(masks)
+        roll_or_end = np.where(own >= gives_game, ROLL_DICE, END_TURN)
+        keys = np.where(masks[:, UNCOVER_0:] > 0, _MARKER_WAYS * 100 + np.arange(NUM_MARKERS), -1)
+        uncover = UNCOVER_0 + keys.argmax(axis=1)
+        return np.where(masks[:, ROLL_DICE] > 0, roll_or_end, uncover)
+
+
+class OptimalAgent(Agent):
+    """Plays two-player Help Your Neighbor optimally: the exact solution of the game
+    (:mod:`trash_env.neighbor_solver`; solved once, about a minute, then cached). Rolls again
+    unless ending the turn gives a higher probability of winning (ties: roll again); after a 7
+    uncovers the marker that leaves the opponent the lowest probability (ties: the lowest total).
+    Asked for any other number of players it is a clear error: only two players are solved."""
+
+    name = "optimal"
+    games = ("help_your_neighbor",)
+    batchable = True
+
+    def __init__(self) -> None:
+        self._tables: tuple[np.ndarray, np.ndarray] | None = None
+
+    def check_config(self, config: Any) -> None:
+        super().check_config(config)
+        if config.num_players != 2:
+            raise ValueError(
+                f"agent 'optimal' is the solved game of two players; it cannot play {config.num_players} "
+                "(use heuristic for more players)"
+            )
+
+    def tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """[me, opp] bit sets: whether to roll again, and the marker to uncover after a 7."""
+        if self._tables is None:
+            from trash_env.neighbor_solver import load_solution
+
+            solution = load_solution()
+            self._tables = solution.roll_again(), solution.uncover()
+        return self._tables
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"_tables": None}  # worker processes load the cached solution themselves
+
+    def decide(self, me: np.ndarray, opp: np.ndarray, choosing: np.ndarray) -> np.ndarray:
+        roll_again, uncover = self.tables()
+        return np.where(choosing, np.where(roll_again[me, opp], ROLL_DICE, END_TURN), UNCOVER_0 + uncover[me, opp])
+
+    def act(self, view: SeatView, rng: np.random.Generator) -> int:
+        self.check_config(view.config)
+        state: NeighborState = view.public_state
+        bits = [sum(1 << j for j, c in enumerate(state.covered[seat]) if c) for seat in range(2)]
+        me, opp = bits[view.seat], bits[1 - view.seat]
+        action = int(self.decide(np.array(me), np.array(opp), np.array(ROLL_DICE in view.legal_actions)))
+        assert action in view.legal_actions
+        return action
+
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, rngs: Sequence[np.random.Generator | None]
+    ) -> np.ndarray:
+        covered = _pieces(observations)["covered"] > 0.5
+        if covered.shape[1] != 2:
+            raise ValueError("agent 'optimal' plays two players only")
+        bits = (covered * (1 << np.arange(NUM_MARKERS))).sum(axis=2)
+        return self.decide(bits[:, 0], bits[:, 1], np.asarray(masks)[:, ROLL_DICE] > 0)

@@ -1,7 +1,8 @@
 """Agents by name, per game, for the evaluation and play commands.
 
 Trash: ``random``, ``greedy``, ``counter``, ``search`` (with an optional budget,
-``search:samples=32,rollouts=2``). Help Your Neighbor: ``random``, ``heuristic``.
+``search:samples=32,rollouts=2``). Help Your Neighbor: ``random``, ``heuristic``, ``optimal``
+(two players).
 In either game, a trained policy by file path (``train.py``'s ``.zip``, or the
 folder ``train_rllib.py`` exports).
 """
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from agents.base import Agent
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
-from agents.neighbor_baselines import NeighborHeuristic
+from agents.neighbor_baselines import NeighborHeuristic, OptimalAgent
 from trash_env.games import get_game
 
 
@@ -26,7 +27,7 @@ def _search(**budget: int) -> Agent:
 
 BASELINES_BY_GAME: dict[str, dict[str, Callable[..., Agent]]] = {
     "trash": {"random": RandomAgent, "greedy": GreedyAgent, "counter": CountingAgent, "search": _search},
-    "help_your_neighbor": {"random": RandomAgent, "heuristic": NeighborHeuristic},
+    "help_your_neighbor": {"random": RandomAgent, "heuristic": NeighborHeuristic, "optimal": OptimalAgent},
 }
 BASELINES = BASELINES_BY_GAME["trash"]
 

@@ -34,22 +34,8 @@ import numpy as np
 
 from trash_env import core
 from trash_env.config import MAX_LAYOUT, RulesConfig
+from trash_env.jit import HAVE_NUMBA, njit, prange
 from trash_env.observation import Observer
-
-try:
-    from numba import njit, prange
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - exercised only without the extra
-    HAVE_NUMBA = False
-
-    def njit(*args: Any, **kwargs: Any) -> Any:
-        if len(args) == 1 and callable(args[0]) and not kwargs:
-            return args[0]
-        return lambda function: function
-
-    prange = range
-
 
 # The state of a game is one row of an int32 array (``TrashBatch.state``, [B, WIDTH]): the
 # scalar fields first, then fixed-size blocks sized for the largest configuration (8 seats,

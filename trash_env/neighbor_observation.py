@@ -34,6 +34,16 @@ def neighbor_pieces(num_players: int) -> list[tuple[str, tuple[int, ...], str]]:
 class NeighborObserver(PieceLayout):
     """Encodes a :class:`~trash_env.neighbor.NeighborState` as seen from one seat."""
 
+    @classmethod
+    def of_size(cls, size: int) -> NeighborObserver:
+        """The observer whose vectors have ``size`` entries (15 + 13 n for n players)."""
+        players, rest = divmod(size - 15, 13)
+        if rest or not 2 <= players <= 8:
+            raise ValueError(f"{size} entries is not the size of a Help Your Neighbor observation")
+        from trash_env.neighbor import make_config
+
+        return cls(make_config(num_players=players))
+
     def __init__(self, config: NeighborConfig) -> None:
         super().__init__(neighbor_pieces(config.num_players))
         self.config = config

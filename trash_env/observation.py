@@ -77,6 +77,13 @@ class PieceLayout:
             for name, shape, _ in self.pieces
         }
 
+    def view_batch(self, vectors: np.ndarray) -> dict[str, np.ndarray]:
+        """:meth:`view` of each row of ``vectors`` [N, size]: pieces shaped [N, *shape]."""
+        return {
+            name: vectors[:, self.offsets[name] : self.offsets[name] + int(np.prod(shape))].reshape(-1, *shape)
+            for name, shape, _ in self.pieces
+        }
+
     def describe(self, vector: np.ndarray) -> str:
         """The observation as readable text, piece by piece."""
         parts = self.view(vector)
