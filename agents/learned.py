@@ -65,20 +65,27 @@ def _require_training_extra() -> None:
 def algorithms() -> dict[str, Any]:
     """The supported algorithm classes by name."""
     _require_training_extra()
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3 import DQN, PPO
+    from sb3_contrib import QRDQN, MaskablePPO
+    from stable_baselines3 import A2C, DQN, PPO
 
-    return {"MaskablePPO": MaskablePPO, "PPO": PPO, "DQN": DQN}
+    return {"MaskablePPO": MaskablePPO, "PPO": PPO, "A2C": A2C, "DQN": DQN, "QRDQN": QRDQN}
 
 
 def policy_classes() -> dict[str, Any]:
     """The network class each algorithm's policy files hold."""
     _require_training_extra()
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from sb3_contrib.qrdqn.policies import QRDQNPolicy
     from stable_baselines3.common.policies import ActorCriticPolicy
     from stable_baselines3.dqn.policies import DQNPolicy
 
-    return {"MaskablePPO": MaskableActorCriticPolicy, "PPO": ActorCriticPolicy, "DQN": DQNPolicy}
+    return {
+        "MaskablePPO": MaskableActorCriticPolicy,
+        "PPO": ActorCriticPolicy,
+        "A2C": ActorCriticPolicy,
+        "DQN": DQNPolicy,
+        "QRDQN": QRDQNPolicy,
+    }
 
 
 # Activations a network description may name (torch.nn classes without parameters of their own).
@@ -91,7 +98,10 @@ def describe_network(model: Any) -> dict[str, Any]:
     activation = policy.activation_fn.__name__
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation {activation} cannot be described in a policy file (known: {ACTIVATIONS})")
-    return {"net_arch": policy.net_arch, "activation_fn": activation}
+    description = {"net_arch": policy.net_arch, "activation_fn": activation}
+    if hasattr(policy, "n_quantiles"):  # QR-DQN
+        description["n_quantiles"] = int(policy.n_quantiles)
+    return description
 
 
 def describe_policy(config: Any, preset: str, algorithm: str, **extra: Any) -> dict[str, Any]:
@@ -191,11 +201,13 @@ def _network_kwargs(path: Path, metadata: dict[str, Any], archive: zipfile.ZipFi
             raise ValueError(f"{path}: no description of the network ({error})") from None
         if not isinstance(network, dict) or any(key.startswith(":") for key in network):
             raise ValueError(f"{path}: the network is described only by a pickle, which is not loaded for play")
-    if not isinstance(network, dict) or set(network) - {"net_arch", "activation_fn"}:
+    if not isinstance(network, dict) or set(network) - {"net_arch", "activation_fn", "n_quantiles"}:
         raise ValueError(f"{path}: {METADATA_NAME} has an unreadable network description {network!r}")
     kwargs: dict[str, Any] = {}
     if network.get("net_arch") is not None:
         kwargs["net_arch"] = network["net_arch"]
+    if network.get("n_quantiles") is not None:
+        kwargs["n_quantiles"] = int(network["n_quantiles"])
     if network.get("activation_fn") is not None:
         if network["activation_fn"] not in ACTIVATIONS:
             raise ValueError(f"{path}: unknown activation {network['activation_fn']!r} (known: {ACTIVATIONS})")
@@ -278,12 +290,14 @@ class LearnedAgent(Agent):
         check_compatible(self.metadata, config, source=f"policy {self.name}")
 
     def preferences_batch(self, observations: np.ndarray) -> np.ndarray:
-        """The policy's score for every action of each row: logits (PPO family) or Q-values (DQN)."""
+        """The policy's score for every action of each row: logits (PPO, A2C) or Q-values (DQN, QR-DQN)."""
         policy = self.policy
         torch = self._torch
         with torch.no_grad():
             obs = torch.as_tensor(np.asarray(observations, dtype=np.float32)).reshape(len(observations), -1)
-            if hasattr(policy, "q_net"):
+            if hasattr(policy, "quantile_net"):  # QR-DQN: the mean of the quantiles is the Q-value
+                scores = policy.quantile_net(obs).mean(dim=1)
+            elif hasattr(policy, "q_net"):
                 scores = policy.q_net(obs)
             else:
                 features = policy.extract_features(obs, policy.pi_features_extractor)

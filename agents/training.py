@@ -65,7 +65,8 @@ from trash_env.single_agent import NeighborSingleAgentEnv, TrashSingleAgentEnv
 
 PROG = "train.py"
 
-ALGORITHMS = {"maskable_ppo": "MaskablePPO", "ppo": "PPO", "dqn": "DQN"}
+ALGORITHMS = {"maskable_ppo": "MaskablePPO", "ppo": "PPO", "a2c": "A2C", "dqn": "DQN", "qrdqn": "QRDQN"}
+VALUE_BASED = ("dqn", "qrdqn")  # a replay buffer and a Q-network (no n_steps, no entropy bonus)
 SINGLE_AGENT_ENVS = {"trash": TrashSingleAgentEnv, "help_your_neighbor": NeighborSingleAgentEnv}
 # Per game: random plus the best heuristic baseline, as opponents and as the evaluation's yardsticks.
 DEFAULT_BASELINES = {"trash": ["random", "greedy"], "help_your_neighbor": ["random", "heuristic"]}
@@ -92,8 +93,9 @@ class Args:
     """play matches of hands (R9) instead of single hands (Trash only)"""
     overrides: list[str] = field(default_factory=list)
     """more rules fields as FIELD=VALUE"""
-    algo: Literal["maskable_ppo", "ppo", "dqn"] = "maskable_ppo"
-    """MaskablePPO uses action masks; PPO and DQN do not, and an illegal action ends the episode with -1"""
+    algo: Literal["maskable_ppo", "ppo", "a2c", "dqn", "qrdqn"] = "maskable_ppo"
+    """MaskablePPO uses action masks; PPO, A2C, DQN and QR-DQN (sb3-contrib) do not, and an illegal action ends
+    the episode with -1"""
     total_timesteps: int = 150_000
     """learner decisions to train for, in all (a resumed run continues its count)"""
     n_envs: int = 4
@@ -110,6 +112,8 @@ class Args:
     heuristic for Help Your Neighbor)"""
     self_play: bool = False
     """add frozen snapshots of the learner to the opponent pool"""
+    self_play_only: bool = False
+    """train against the learner's own snapshots only (the first is the untrained policy); implies --self-play"""
     snapshot_every: int = 50_000
     """timesteps between self-play snapshots"""
     pool_size: int = 4
@@ -164,7 +168,13 @@ def build_config(args: Args) -> Any:
 
 
 def resolve_baselines(args: Args) -> None:
-    """Fill in the game's default opponents and evaluation baselines."""
+    """Fill in the game's default opponents and evaluation baselines (with --self-play-only the
+    opponents are a placeholder, ``random``, replaced by the first snapshot before training)."""
+    if args.self_play_only:
+        if args.opponents:
+            raise ValueError("--self-play-only trains against snapshots only: drop --opponents")
+        args.self_play = True
+        args.opponents = ["random"]
     args.opponents = args.opponents or DEFAULT_BASELINES[args.game]
     args.eval_baselines = args.eval_baselines or DEFAULT_BASELINES[args.game]
 
@@ -182,15 +192,14 @@ def make_env_factory(args: Args, opponents: list[Any]):
 
 
 def check_batched(args: Args) -> None:
-    """--batched needs what the batched engine plays inside: Trash and vectorisable baselines."""
+    """--batched needs what the batched engine plays: Trash, vectorisable baselines (self-play snapshots are
+    asked in batches between the engine's steps)."""
     if not args.batched:
         return
     from agents.evaluation import VECTORISABLE
 
     if args.game != "trash":
         raise ValueError("--batched: the batched engine plays Trash only")
-    if args.self_play:
-        raise ValueError("--batched: self-play snapshots cannot play inside the batched engine; drop --self-play")
     if args.subproc:
         raise ValueError("--batched runs every game in one process; drop --subproc")
     if args.algo != "maskable_ppo":
@@ -221,7 +230,7 @@ def make_model(args: Args, vec_env: Any, run_dir: Path) -> Any:
     algorithm = algorithms()[ALGORITHMS[args.algo]]
     tensorboard_log = str(run_dir / "tb") if args.tensorboard else None
     common = {"learning_rate": args.learning_rate, "gamma": args.gamma, "seed": args.seed, "verbose": 0}
-    if args.algo == "dqn":
+    if args.algo in VALUE_BASED:
         return algorithm(
             "MlpPolicy",
             vec_env,
@@ -232,6 +241,16 @@ def make_model(args: Args, vec_env: Any, run_dir: Path) -> Any:
             target_update_interval=2_000,
             train_freq=4,
             policy_kwargs={"net_arch": args.net_arch},
+            tensorboard_log=tensorboard_log,
+            **common,
+        )
+    if args.algo == "a2c":  # one update every n_steps per environment, no minibatches
+        return algorithm(
+            "MlpPolicy",
+            vec_env,
+            n_steps=args.n_steps,
+            ent_coef=args.ent_coef,
+            policy_kwargs={"net_arch": {"pi": args.net_arch, "vf": args.net_arch}},
             tensorboard_log=tensorboard_log,
             **common,
         )
@@ -377,7 +396,7 @@ def check_settings(args: Args) -> None:
     at_least("--n-envs", args.n_envs, 1)
     at_least("--seed", args.seed, 0)
     at_least("--n-steps", args.n_steps, 1)
-    at_least("--batch-size", args.batch_size, 1 if args.algo == "dqn" else 2)  # SB3's PPO needs 2
+    at_least("--batch-size", args.batch_size, 1 if args.algo in VALUE_BASED else 2)  # SB3's PPO needs 2
     if not args.learning_rate > 0:
         raise ValueError(f"--learning-rate must be above 0, got {args.learning_rate}")
     if not 0 < args.gamma <= 1:
@@ -458,8 +477,9 @@ def reload_snapshots(run_dir: Path, timesteps: int, pool_size: int) -> list[Any]
     return [LearnedAgent.load(run_dir / "snapshots" / f"step_{step}.zip", name=f"snapshot_{step}") for step in kept]
 
 
-def train(setup: Setup, stop: GracefulStop) -> dict[str, Any]:
-    """Train, save and evaluate as :func:`prepare` set up; a signal stops it at the next step."""
+def train(setup: Setup, stop: GracefulStop, extra_callbacks: Sequence[Any] = ()) -> dict[str, Any]:
+    """Train, save and evaluate as :func:`prepare` set up; a signal stops it at the next step.
+    ``extra_callbacks`` (SB3 callbacks) run beside train.py's own (the suite's evaluation points)."""
     args, config = setup.args, setup.config
     if setup.folder.note:
         print(setup.folder.note)
@@ -470,6 +490,9 @@ def train(setup: Setup, stop: GracefulStop) -> dict[str, Any]:
     # Opponents: baselines by name, plus self-play snapshots as training goes.
     base_opponents = setup.opponents
     vec_env = make_vec_env_for(args, base_opponents)
+    # What set_opponents takes with the snapshots: the batched engine's baselines by name, agents otherwise;
+    # with --self-play-only nothing (the placeholder the envs were made with goes at the first snapshot).
+    env_opponents = [] if args.self_play_only else list(args.opponents if args.batched else base_opponents)
 
     if setup.resume_metadata is not None:
         model = algorithms()[setup.resume_metadata["algorithm"]].load(
@@ -491,21 +514,25 @@ def train(setup: Setup, stop: GracefulStop) -> dict[str, Any]:
     pool: list[Any] | None = None
     if args.self_play:
         pool = reload_snapshots(run_dir, model.num_timesteps, args.pool_size) if args.resume is not None else []
+        if args.self_play_only and not pool:  # the untrained policy is the first opponent
+            path = save_policy(model, run_dir / "snapshots" / f"step_{model.num_timesteps}.zip", config, args.preset)
+            pool = [LearnedAgent.load(path, name=f"snapshot_{model.num_timesteps}")]
         if pool:
-            vec_env.env_method("set_opponents", base_opponents + pool)
+            vec_env.env_method("set_opponents", env_opponents + pool)
     metadata = policy_metadata(model, config, args.preset)
     evaluation = DuplicateEvalCallback(
         config, metadata, args.eval_baselines, args.eval_deals, args.eval_every, args.seed, history
     )
     callbacks = [
         StopOnSignal(stop),
+        *extra_callbacks,
         evaluation,
         PolicyCheckpoint(run_dir / "checkpoints", args.checkpoint_every, config, args.preset),
     ]
     if args.self_play:
         callbacks.append(
             PolicyCheckpoint(
-                run_dir / "snapshots", args.snapshot_every, config, args.preset, pool, base_opponents, args.pool_size
+                run_dir / "snapshots", args.snapshot_every, config, args.preset, pool, env_opponents, args.pool_size
             )
         )
 
@@ -531,8 +558,10 @@ def train(setup: Setup, stop: GracefulStop) -> dict[str, Any]:
         checkpoint = save_policy(
             model, run_dir / "checkpoints" / f"step_{model.num_timesteps}.zip", config, args.preset, interrupted=True
         )
-    elif not stop.requested and (not history or history[-1]["timesteps"] != model.num_timesteps):
-        evaluation.evaluate()  # the final point of the learning curve
+    elif not stop.requested and (args.eval_every or args.final_eval_deals) and (
+        not history or history[-1]["timesteps"] != model.num_timesteps
+    ):
+        evaluation.evaluate()  # the final point of the learning curve (none when no evaluation is asked)
     policy_path = save_policy(
         model, run_dir / "policy.zip", config, args.preset, train_seconds=train_seconds, interrupted=interrupted
     )
@@ -544,6 +573,7 @@ def train(setup: Setup, stop: GracefulStop) -> dict[str, Any]:
     print(f"trained {model.num_timesteps:,} timesteps in {train_seconds:.0f} s; policy saved to {policy_path}")
     result = {
         "policy": policy_path,
+        "agent": LearnedAgent(model.policy, policy_metadata(model, config, args.preset), path=str(policy_path)),
         "summary": None,
         "history": history,
         "timesteps": model.num_timesteps,
@@ -582,10 +612,11 @@ def train(setup: Setup, stop: GracefulStop) -> dict[str, Any]:
 SAFE_POINT = "the next step"
 
 
-def main(args: Args) -> dict[str, Any]:
+def main(args: Args, extra_callbacks: Sequence[Any] = ()) -> dict[str, Any]:
     """Train and evaluate with ``args`` (from Python); a ValueError for bad settings, raised before
-    anything is written. The result says whether a signal stopped the run (``exit_code``)."""
-    return run_stoppable(args, prepare, train, SAFE_POINT)
+    anything is written. The result says whether a signal stopped the run (``exit_code``) and holds
+    the trained policy as an agent (``agent``)."""
+    return run_stoppable(args, prepare, lambda setup, stop: train(setup, stop, extra_callbacks), SAFE_POINT)
 
 
 def cli(argv: Sequence[str] | None = None) -> int:

@@ -84,6 +84,9 @@ def _wrapping() -> Any:
 # In-engine policies (vectorised baselines, ``agents.baselines``); EXTERNAL seats are asked by the caller.
 EXTERNAL, RANDOM, GREEDY, COUNTER = -1, 0, 1, 2
 ANY_ASKED = -2  # _advance's stop_seat: the first move of any EXTERNAL seat
+# Codes from ASKED_FROM on are opponents asked by the caller too (frozen policy snapshots of a
+# single-agent batch, TrashVecEnv): ASKED_FROM + k is the caller's k-th such opponent.
+ASKED_FROM = 16
 POLICY_CODES = {"random": RANDOM, "greedy": GREEDY, "counter": COUNTER}
 
 
@@ -561,7 +564,7 @@ def _advance(
             count = _legal(g, r, b, mask)
             if stop:
                 return count
-            if policies[b, seat] == EXTERNAL:
+            if policies[b, seat] == EXTERNAL or policies[b, seat] >= ASKED_FROM:
                 return count
             action = _policy(g, r, rs, b, policies[b, seat], mask, count)
         status = _apply(g, r, rs, b, action)
@@ -889,6 +892,15 @@ class TrashBatch:
         self.generators: list[np.random.Generator | None] = []
         # Threads pay off from a few hundred games on (README, Speed); the results are the same.
         self.parallel = (batch_size >= PARALLEL_FROM and HAVE_NUMBA) if parallel is None else bool(parallel)
+
+    def set_pool(self, codes: list[int]) -> None:
+        """A single-agent batch's opponent pool as engine codes: in-engine baselines
+        (``POLICY_CODES``) or ``ASKED_FROM + k`` for opponents the caller asks (``TrashVecEnv``'s
+        policy snapshots). Games dealt from now on draw from it."""
+        pool = np.asarray(codes, np.int64)
+        if not len(pool) or ((pool < 0) | ((pool >= len(POLICY_CODES)) & (pool < ASKED_FROM))).any():
+            raise ValueError(f"opponent codes {list(codes)} are neither in-engine baselines nor ASKED_FROM + k")
+        self.pool = pool
 
     def seed(self, seed: int | None) -> None:
         """Each game's own generator for the fast mode's shuffles and the random policy."""

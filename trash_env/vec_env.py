@@ -3,8 +3,12 @@
 ``TrashVecEnv(num_envs, ...)`` is ``num_envs`` copies of the single-agent game of
 :class:`~trash_env.single_agent.TrashSingleAgentEnv` stepped in one compiled call:
 one learner seat per game (fixed, or drawn per episode), every other seat played
-inside the engine by a vectorised baseline (``random``, ``greedy`` or
-``counter``, drawn per seat per episode from ``opponents``). It follows SB3's
+by an opponent drawn per seat per episode from ``opponents``: a vectorised
+baseline inside the engine (``random``, ``greedy`` or ``counter``, by name), or
+an agent that decides in batches (``act_batch``: a frozen snapshot of the
+learner, :class:`agents.learned.LearnedAgent`), asked for all the games waiting
+on it at once between the learner's steps. That is how ``train.py --batched
+--self-play`` plays its snapshots. It follows SB3's
 ``VecEnv`` contract: finished games are reset at once, their last observation is
 in ``infos[i]["terminal_observation"]``, a truncation (R7) sets
 ``infos[i]["TimeLimit.truncated"]``, and ``env_method("action_masks")`` serves
@@ -26,7 +30,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from trash_env.batched import TrashBatch
+from trash_env.batched import ASKED_FROM, POLICY_CODES, TrashBatch
 from trash_env.config import make_config
 
 
@@ -37,23 +41,58 @@ class TrashVecEnv(VecEnv):
         self,
         num_envs: int,
         preset: str = "standard",
-        opponents: Sequence[str] = ("random",),
+        opponents: Sequence[Any] = ("random",),
         learner_seat: int | None = None,
         seed: int | None = None,
         parallel: bool | None = None,
         **overrides: Any,
     ) -> None:
         if isinstance(opponents, str):
-            raise ValueError(f"opponents must be a list of baseline names, got {opponents!r}")
+            raise ValueError(f"opponents must be a list of baseline names or agents, got {opponents!r}")
         self.config = make_config(preset, **overrides)
         self.preset = preset
+        names = [o for o in opponents if isinstance(o, str)]
         self.batch = TrashBatch(
-            self.config, num_envs, seed=seed, opponents=list(opponents), learner_seat=learner_seat, parallel=parallel
+            self.config,
+            num_envs,
+            seed=seed,
+            opponents=names or ["random"],
+            learner_seat=learner_seat,
+            parallel=parallel,
         )
         self.render_mode = None
         observation_space = spaces.Box(0.0, 1.0, (self.batch.observer.size,), np.float32)
         super().__init__(num_envs, observation_space, spaces.Discrete(self.batch.masks.shape[1]))
         self._actions = np.zeros(num_envs, np.int64)
+        self._asked: dict[int, Any] = {}  # engine code (ASKED_FROM + k) -> the agent asked for those seats
+        self._next_code = ASKED_FROM
+        self._learner_moved = np.zeros(num_envs, np.bool_)
+        self.set_opponents(list(opponents))
+
+    def set_opponents(self, opponents: Sequence[Any]) -> None:
+        """Replace the opponent pool (baseline names and batch-deciding agents); games dealt from now
+        on draw from it. An agent is checked against the rules first (a policy for other rules is a
+        ValueError naming the fields)."""
+        if isinstance(opponents, str) or not len(opponents):
+            raise ValueError(f"opponents must be a non-empty list of baseline names or agents, got {opponents!r}")
+        codes = []
+        keep = {code: agent for code, agent in self._asked.items() if (self.batch.policies == code).any()}
+        for opponent in opponents:
+            if isinstance(opponent, str):
+                if opponent not in POLICY_CODES:
+                    raise ValueError(f"opponents: {opponent!r} is not an in-engine baseline ({sorted(POLICY_CODES)})")
+                codes.append(POLICY_CODES[opponent])
+                continue
+            if not getattr(opponent, "batchable", False):
+                raise ValueError(f"opponent {opponent!r} cannot play in the batched engine: it has no act_batch")
+            opponent.check_config(self.config)
+            code = next((c for c, agent in keep.items() if agent is opponent), None)
+            if code is None:
+                code, self._next_code = self._next_code, self._next_code + 1
+            keep[code] = opponent
+            codes.append(code)
+        self._asked = keep
+        self.batch.set_pool(codes)
 
     def reset(self) -> np.ndarray:
         seed = self._seeds[0]
@@ -62,6 +101,8 @@ class TrashVecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         obs, _ = self.batch.reset()
+        self._learner_moved[:] = False
+        self._ask_opponents(None)
         return obs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -80,15 +121,55 @@ class TrashVecEnv(VecEnv):
 
     def step_wait(self):
         batch = self.batch
-        obs, _, _, dones = batch.step(self._actions)
-        rewards = np.where(dones, batch.learner_rewards, 0.0).astype(np.float32)
-        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        for game in np.flatnonzero(dones):
-            infos[game] = {
+        batch.step(self._actions)
+        self._learner_moved[:] = True
+        ended = self._ended(None)
+        self._ask_opponents(ended)
+        dones, rewards, infos = ended["dones"], ended["rewards"], ended["infos"]
+        return batch.obs.copy(), rewards, dones, infos
+
+    def _ended(self, ended: dict[str, Any] | None) -> dict[str, Any]:
+        """Collect the games the last engine step finished (their learner's reward, last observation
+        and truncation), once per game: a game may end while its opponents are asked, and the engine
+        deals it again at once."""
+        batch = self.batch
+        if ended is None:
+            ended = {
+                "dones": np.zeros(self.num_envs, np.bool_),
+                "rewards": np.zeros(self.num_envs, np.float32),
+                "infos": [{} for _ in range(self.num_envs)],
+            }
+        for game in np.flatnonzero(batch.dones):
+            if not self._learner_moved[game]:
+                continue  # (R13) a deal on which the learner never moved is not an episode: the next one is
+            ended["dones"][game] = True
+            ended["rewards"][game] = batch.learner_rewards[game]
+            ended["infos"][game] = {
                 "terminal_observation": batch.final_obs[game].copy(),
                 "TimeLimit.truncated": bool(batch.truncs[game]),
             }
-        return obs.copy(), rewards, dones.copy(), infos
+            self._learner_moved[game] = False
+        return ended
+
+    def _ask_opponents(self, ended: dict[str, Any] | None) -> None:
+        """Step the games whose acting seat is an opponent asked outside the engine (a snapshot), with
+        every such opponent deciding for all its waiting games at once, until every game waits on its
+        learner again."""
+        batch = self.batch
+        games = np.arange(self.num_envs)
+        while True:
+            codes = batch.policies[games, batch.seats]
+            waiting = np.flatnonzero((codes >= ASKED_FROM) & (batch.status > 0))
+            if not len(waiting):
+                return
+            actions = np.full(self.num_envs, -1, np.int64)
+            for code in np.unique(codes[waiting]):
+                rows = waiting[codes[waiting] == code]
+                agent = self._asked[int(code)]
+                actions[rows] = agent.act_batch(batch.obs[rows], batch.masks[rows], [None] * len(rows))
+            batch.step(actions)
+            if ended is not None:
+                self._ended(ended)
 
     def action_masks(self) -> np.ndarray:
         """The learners' legal actions now, [num_envs, 13] bools."""
