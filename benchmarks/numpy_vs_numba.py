@@ -76,7 +76,9 @@ def main() -> None:
         state, rules = batch.state, batch.rules
         start = time.perf_counter()
         for _ in range(reps):
-            batched._observe_games(state, rules, batch.scale, batch._all, batch.obs, batch.masks, batch.seats)
+            batched._observe_games(
+                state, rules, batch.scale, batch._all, batch.obs, batch.masks, batch.seats, batch.status
+            )
         numba_ns = (time.perf_counter() - start) / reps / size * 1e9
         print(f"  B = {size:5d}: NumPy {numpy_ns:7.1f} ns, Numba {numba_ns:6.1f} ns (observations and masks)")
 

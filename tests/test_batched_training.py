@@ -276,7 +276,7 @@ def test_parallel_stepping_gives_the_same_trajectories() -> None:
         ({"opponents": "random"}, "list of baseline names"),
         ({"opponents": ["greedy", "search"]}, "'search' is not an in-engine baseline"),
         ({"opponents": ["heuristic"]}, "'heuristic' is not an in-engine baseline"),
-        ({"opponents": []}, "at least one baseline"),
+        ({"opponents": []}, "non-empty list"),
         ({"learner_seat": 2}, "learner_seat=2"),
         ({"preset": "bogus"}, "preset='bogus'"),
     ],
@@ -300,6 +300,104 @@ def test_fixed_learner_seat() -> None:
     drawn = TrashVecEnv(64, num_players=3, seed=0)
     drawn.reset()
     assert set(drawn.batch.state[:, batched.LEARNER].tolist()) == {0, 1, 2}
+
+
+class CheckedAsked(Agent):
+    """A batch-deciding opponent for ``TrashVecEnv`` that checks, at every call, that it is asked only
+    for seats that are not the learner's, on their turn, with that seat's view as the scalar
+    :class:`Observer` encodes it and the core's legal actions (R13); it plays the lowest legal
+    action and counts its decisions."""
+
+    batchable = True
+    name = "checked"
+
+    def __init__(self, env_ref: list[TrashVecEnv]) -> None:
+        self.env_ref = env_ref
+        self.decisions = 0
+        self.calls = 0
+
+    def check_config(self, config: Any) -> None:
+        pass
+
+    def act(self, view: SeatView, rng: np.random.Generator) -> int:
+        raise AssertionError("the batched env asks act_batch only")
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray, rngs: Any) -> np.ndarray:
+        env = self.env_ref[0]
+        observer = Observer(env.config)
+        (code,) = [code for code, agent in env._asked.items() if agent is self]
+        rows = np.flatnonzero(
+            (env.batch.policies[np.arange(env.num_envs), env.batch.seats] == code) & (env.batch.status > 0)
+        )
+        assert len(rows) == len(observations) == len(masks) == len(rngs)
+        for row, obs, mask in zip(rows, observations, masks):
+            state = env.batch.game_state(int(row))
+            seat = state.current
+            assert seat != int(env.batch.state[row, batched.LEARNER])
+            np.testing.assert_array_equal(obs, observer.encode(state, seat))
+            np.testing.assert_array_equal(
+                np.asarray(mask, bool), core.action_mask(core.legal_actions(state)).astype(bool)
+            )
+        self.calls += 1
+        self.decisions += len(observations)
+        return lowest_legal(masks)
+
+
+@pytest.mark.parametrize(
+    ("preset", "overrides"),
+    [pytest.param("standard", {}, id="standard-2p"), pytest.param("jokers", {"num_players": 4}, id="jokers-4p")],
+)
+def test_opponents_asked_outside_the_engine_see_their_own_seat(preset: str, overrides: dict[str, Any]) -> None:
+    """An opponent that decides in batches (a self-play snapshot) plays inside ``TrashVecEnv`` beside the
+    in-engine baselines: it is asked only at its own seats' turns, with their observations and legal
+    actions, for many games at once; the VecEnv contract holds throughout."""
+    ref: list[TrashVecEnv] = []
+    asked = CheckedAsked(ref)
+    env = TrashVecEnv(16, preset, opponents=["random", asked], seed=3, **overrides)
+    ref.append(env)
+    counts = checked_rollout(env, 200, seed=1)
+    assert counts["episodes"] > 20
+    assert asked.decisions > 200 and asked.decisions > 2 * asked.calls, "it should be asked for many games at once"
+
+
+def test_set_opponents_swaps_asked_agents_in_for_new_deals() -> None:
+    """``set_opponents`` replaces the pool for games dealt from then on; an asked agent whose games
+    are still running keeps playing them; a pool of only asked agents is played without baselines."""
+    ref: list[TrashVecEnv] = []
+    first, second = CheckedAsked(ref), CheckedAsked(ref)
+    env = TrashVecEnv(8, opponents=[first], seed=0)
+    ref.append(env)
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        env.step(random_legal(env.action_masks(), rng))
+    assert first.decisions > 0 and second.decisions == 0
+    env.set_opponents([second])
+    for _ in range(300):
+        env.step(random_legal(env.action_masks(), rng))
+    seen = second.decisions
+    assert seen > 0
+    before = first.decisions
+    for _ in range(100):
+        env.step(random_legal(env.action_masks(), rng))
+    assert first.decisions == before, "games dealt after set_opponents must not ask the old agent"
+    assert second.decisions > seen
+    with pytest.raises(ValueError, match="cannot play in the batched engine"):
+        env.set_opponents([GreedyAgent()])
+
+
+def test_train_batched_self_play_plays_its_snapshots(train: ModuleType, tmp_path: Path) -> None:
+    """``train.py --batched --self-play-only`` trains against snapshots of the learner asked in batches
+    inside the engine: the snapshots are written every ``--snapshot-every`` steps and the policy loads."""
+    args = tiny_args(
+        train, tmp_path / "out", self_play_only=True, opponents=[], snapshot_every=1024, final_eval_deals=2
+    )
+    result = train.main(args)
+    run_dir = Path(result["policy"]).parent
+    steps = sorted(int(path.stem.split("_")[1]) for path in (run_dir / "snapshots").glob("step_*.zip"))
+    assert steps[0] == 0 and 1024 in steps
+    assert result["timesteps"] == 2048
+    assert make_agent(str(result["policy"])).metadata["num_timesteps"] == 2048
 
 
 def forced_first_episodes(opponent: str, steps: int = 400) -> tuple[int, int]:
@@ -707,7 +805,6 @@ def test_make_vec_env_for_batched_builds_the_rules_of_the_run(train: ModuleType,
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        pytest.param({"self_play": True}, "drop --self-play", id="self_play"),
         pytest.param({"subproc": True}, "drop --subproc", id="subproc"),
         pytest.param({"game": "help_your_neighbor"}, "Trash only", id="help_your_neighbor"),
         pytest.param(
@@ -722,9 +819,8 @@ def test_make_vec_env_for_batched_builds_the_rules_of_the_run(train: ModuleType,
 def test_train_batched_refuses_what_the_engine_cannot_play(
     train: ModuleType, tmp_path: Path, fields: dict[str, Any], message: str
 ) -> None:
-    """``--batched`` with self-play, subprocesses, Help Your Neighbor, an opponent that is not an
-    in-engine baseline, or an algorithm that ignores masks is a ``ValueError`` before anything is
-    written."""
+    """``--batched`` with subprocesses, Help Your Neighbor, an opponent that is not an in-engine
+    baseline, or an algorithm that ignores masks is a ``ValueError`` before anything is written."""
     with pytest.raises(ValueError, match=message):
         train.main(tiny_args(train, tmp_path / "out", **fields))
     assert not (tmp_path / "out").exists()

@@ -795,10 +795,12 @@ def _observe_games(
     obs: np.ndarray,
     masks: np.ndarray,
     seats: np.ndarray,
+    status: np.ndarray,
 ) -> None:
-    """Each game's acting seat, its mask and its observation (no move is made)."""
+    """Each game's acting seat, its mask, its number of legal actions (``status``, as after a step)
+    and its observation (no move is made)."""
     for b in games:
-        _legal(g, r, b, masks[b])
+        status[b] = _legal(g, r, b, masks[b])
         seats[b] = g[b, CUR]
         _encode(g, r, scale, b, g[b, CUR], obs[b])
 
@@ -930,7 +932,7 @@ class TrashBatch:
             return self.obs, self.masks
         with _wrapping():
             _start_games(g, r, self.rng_state, self._all, self.policies, self.pool, self.learner, self.masks)
-        _observe_games(g, r, self.scale, self._all, self.obs, self.masks, self.seats)
+        _observe_games(g, r, self.scale, self._all, self.obs, self.masks, self.seats, self.status)
         return self.obs, self.masks
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -1,0 +1,134 @@
+"""Write the README's tables from the result files they report, so no figure is typed by hand.
+
+A generated table stands between ``<!-- table:NAME -->`` and ``<!-- /table:NAME -->``; NAME picks
+the function below that renders it from its JSON file in ``docs/``. The benchmark leaderboard is
+``trash-bench report``'s Markdown between its own markers (``agents.suite.report``).
+
+    python scripts/readme_tables.py            # rewrite README.md's generated tables
+    python scripts/readme_tables.py --check    # exit 1, naming the tables, if README.md is stale
+
+``tests/test_readme_tables.py`` runs ``--check``: a result file changed without its table fails CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+POLICY = "policies/help_your_neighbor_2p_maskable_ppo.zip"
+
+
+def _load(name: str) -> dict[str, Any]:
+    return json.loads((ROOT / "docs" / name).read_text())
+
+
+def _name(agent: str) -> str:
+    return "the shipped policy" if agent == POLICY else f"`{agent}`"
+
+
+def _rows(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def neighbor_exact_pairs() -> str:
+    """Every pair of ``docs/neighbor_exact.json``: exact win probabilities and score difference."""
+    data = _load("neighbor_exact.json")
+    rows = [
+        [
+            _name(pair["first"]),
+            _name(pair["second"]),
+            f"{pair['first_wins_as_first_roller']:.4f}",
+            f"{pair['first_wins_as_second_roller']:.4f}",
+            f"{pair['score_difference']:+.4f}",
+        ]
+        for pair in data["pairs"]
+    ]
+    header = ["first", "second", "first wins, rolling first", "first wins, rolling second", "score difference"]
+    return _rows(header, rows)
+
+
+def neighbor_exact_gaps() -> str:
+    """Each agent's loss to optimal play in ``docs/neighbor_exact.json``, by kind of decision."""
+    data = _load("neighbor_exact.json")
+    rows = []
+    for gap in data["gaps"]:
+        cells = [_name(gap["agent"])]
+        for kind in ("all", "roll_or_end", "uncover"):
+            cells.append(f"{gap[kind]['score_loss_per_deal']:.4f}")
+        rows.append(cells)
+    header = ["agent", "loss per deal, all decisions", "roll again or end only", "which marker to uncover only"]
+    return _rows(header, rows)
+
+
+def neighbor_optimal_ladder() -> str:
+    """The sampled duplicate-deal pairs of ``docs/neighbor_optimal_ladder.json`` with their intervals."""
+    data = _load("neighbor_optimal_ladder.json")
+    rows = []
+    for pair in data["pairs"]:
+        score = pair["score_difference"]
+        rows.append(
+            [
+                _name(pair["first"]),
+                _name(pair["second"]),
+                str(pair["deals"]),
+                f"{score['mean']:+.4f} [{score['low']:+.4f}, {score['high']:+.4f}]",
+            ]
+        )
+    return _rows(["first", "second", "deals", "score difference [95% CI]"], rows)
+
+
+TABLES: dict[str, Callable[[], str]] = {
+    "neighbor-exact-pairs": neighbor_exact_pairs,
+    "neighbor-exact-gaps": neighbor_exact_gaps,
+    "neighbor-optimal-ladder": neighbor_optimal_ladder,
+}
+PATTERN = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.DOTALL)
+
+
+def regenerate(text: str) -> tuple[str, list[str]]:
+    """``text`` with every generated table rendered afresh, and the names of those that changed."""
+    changed: list[str] = []
+
+    def render(match: re.Match[str]) -> str:
+        name = match["name"]
+        if name not in TABLES:
+            raise ValueError(f"README table {name!r} has no generator (known: {', '.join(TABLES)})")
+        body = TABLES[name]()
+        if body != match["body"]:
+            changed.append(name)
+        return match.group(1) + body + match.group(4)
+
+    return PATTERN.sub(render, text), changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python scripts/readme_tables.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--readme", type=Path, default=ROOT / "README.md", help="the file to update")
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a table is stale")
+    args = parser.parse_args(argv)
+    text = args.readme.read_text()
+    new, changed = regenerate(text)
+    if args.check:
+        if changed:
+            print(f"{args.readme}: stale tables {', '.join(changed)}; run python scripts/readme_tables.py")
+            return 1
+        return 0
+    if changed:
+        sys.path.insert(0, str(ROOT))
+        from trash_env.files import write_text
+
+        write_text(args.readme, new)
+        print(f"{args.readme}: rewrote {', '.join(changed)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

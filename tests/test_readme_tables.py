@@ -1,0 +1,52 @@
+"""The README's generated tables are what their result files say (``scripts/readme_tables.py``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import load_script
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def tables():
+    return load_script("scripts/readme_tables")
+
+
+def test_the_readme_tables_are_up_to_date(tables) -> None:
+    """Regenerating README.md's tables from ``docs/*.json`` changes nothing, byte for byte."""
+    text = (ROOT / "README.md").read_text()
+    new, changed = tables.regenerate(text)
+    assert changed == [] and new == text, f"stale tables {changed}: run python scripts/readme_tables.py"
+    assert all(f"<!-- table:{name} -->" in text for name in tables.TABLES), "every generator has its table"
+
+
+def test_a_changed_result_file_makes_its_table_stale(tables, tmp_path: Path, monkeypatch) -> None:
+    """Change one figure in a copy of a result file: its table, and only it, is stale; ``--check``
+    exits 1 and leaves the file alone, a plain run rewrites it and ``--check`` then passes."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("neighbor_exact.json", "neighbor_optimal_ladder.json"):
+        (docs / name).write_text((ROOT / "docs" / name).read_text())
+    data = json.loads((docs / "neighbor_exact.json").read_text())
+    data["pairs"][0]["score_difference"] = 0.5
+    (docs / "neighbor_exact.json").write_text(json.dumps(data))
+    readme = tmp_path / "README.md"
+    readme.write_text((ROOT / "README.md").read_text())
+    monkeypatch.setattr(tables, "ROOT", tmp_path)
+    before = readme.read_text()
+    assert tables.main(["--readme", str(readme), "--check"]) == 1
+    assert readme.read_text() == before
+    assert tables.main(["--readme", str(readme)]) == 0
+    assert "| +0.5000 |" in readme.read_text()
+    assert tables.main(["--readme", str(readme), "--check"]) == 0
+    _, changed = tables.regenerate(before)
+    assert changed == ["neighbor-exact-pairs"]
+
+
+def test_an_unknown_table_is_refused_by_name(tables) -> None:
+    with pytest.raises(ValueError, match="'nosuch' has no generator"):
+        tables.regenerate("<!-- table:nosuch -->\nx\n<!-- /table:nosuch -->\n")
