@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ import numpy as np
 
 from agents.base import Agent, SeatView
 from agents.registry import make_agent
-from trash_env.cli import worker_signals
+from trash_env.cli import one_thread_per_process, worker_signals
 from trash_env.games import Game, game_of
 
 
@@ -131,10 +130,7 @@ def _worker_setup() -> None:
     the workers do not compete for the same cores; Ctrl-C is left to the main process,
     which cancels the work (a terminal sends it to every process of the group)."""
     worker_signals()
-    os.environ["OMP_NUM_THREADS"] = "1"
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(1)
+    one_thread_per_process()
 
 
 VECTORISABLE = ("random", "greedy", "counter")  # the engine's own baselines (training opponents, TrashVecEnv)
@@ -163,6 +159,22 @@ def batched_eligible(config: Any, pair: tuple[str, str], agents: dict[str, Agent
     )
 
 
+class LazyGenerators(Sequence):
+    """The generators of the seats asked in a batch, each made when an agent first reads it: an agent
+    that decides without randomness (a learned policy's argmax) costs no generator at all."""
+
+    def __init__(self, games: list[int], seats: list[int], make: Callable[[int, int], np.random.Generator]) -> None:
+        self.games, self.seats, self.make = games, seats, make
+
+    def __len__(self) -> int:
+        return len(self.games)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self.make(self.games[index], self.seats[index])
+
+
 def play_deals_batched(
     config: Any, pair: tuple[str, str], deals: Sequence[int], seed: int, duplicate: bool, agents: dict[str, Agent]
 ) -> list[GameResult]:
@@ -174,15 +186,29 @@ def play_deals_batched(
     n = config.num_players
     base = lineup(pair, n)
     games = [(deal, rotation) for deal in deals for rotation in range(n)]
-    outside = [spec for spec in dict.fromkeys(pair) if engine_policy(agents[spec]) is None]
+    inside_of = {spec: engine_policy(agents[spec]) for spec in pair}
+    outside = [spec for spec in dict.fromkeys(pair) if inside_of[spec] is None]
+    rotations = [base[rotation:] + base[:rotation] for rotation in range(n)]
+    inside_by_rotation = [[inside_of[spec] for spec in seats] for seats in rotations]
+    who_by_rotation = np.array([[outside.index(s) if s in outside else -1 for s in seats] for seats in rotations])
     results = []
     for start in range(0, len(games), BATCH_CHUNK):
         chunk = games[start : start + BATCH_CHUNK]
-        lineups = [base[rotation:] + base[:rotation] for _, rotation in chunk]
-        inside = [[engine_policy(agents[spec]) for spec in seats] for seats in lineups]
-        batch = TrashBatch(config, len(chunk), exact=True, policies=inside)
-        who = np.array([[outside.index(spec) if spec in outside else -1 for spec in seats] for seats in lineups])
+        chunk_rotations = np.array([rotation for _, rotation in chunk])
+        lineups = [rotations[rotation] for rotation in chunk_rotations.tolist()]
+        batch = TrashBatch(
+            config, len(chunk), exact=True, policies=[inside_by_rotation[r] for r in chunk_rotations.tolist()]
+        )
+        who = who_by_rotation[chunk_rotations]
         generators: dict[tuple[int, int], np.random.Generator] = {}  # per (game, seat), made when first asked
+
+        def generator(b: int, seat: int, chunk: list = chunk, generators: dict = generators) -> np.random.Generator:
+            key = (b, seat)
+            if key not in generators:
+                deal, rotation = chunk[b]
+                generators[key] = np.random.default_rng(_agent_seed(seed, deal, rotation, seat, n))
+            return generators[key]
+
         batch.reset([_deal_seed(seed, deal, rotation, duplicate) for deal, rotation in chunk])
         while len(waiting := np.flatnonzero(batch.status > 0)):  # games whose acting seat is asked
             actions = np.full(len(chunk), -1, np.int64)
@@ -191,13 +217,7 @@ def play_deals_batched(
                 rows = waiting[asked == index]
                 if not len(rows):
                     continue
-                rngs = []
-                for b in rows.tolist():
-                    key = (b, int(batch.seats[b]))
-                    if key not in generators:
-                        deal, rotation = chunk[b]
-                        generators[key] = np.random.default_rng(_agent_seed(seed, deal, rotation, key[1], n))
-                    rngs.append(generators[key])
+                rngs = LazyGenerators(rows.tolist(), batch.seats[rows].tolist(), generator)
                 actions[rows] = agents[spec].act_batch(batch.obs[rows], batch.masks[rows], rngs)
             batch.step(actions)
         state, rewards = batch.state, batch.rewards

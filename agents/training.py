@@ -124,6 +124,8 @@ class Args:
     """PPO: steps per environment per update"""
     batch_size: int = 256
     """minibatch size"""
+    n_epochs: int = 10
+    """PPO: passes over each rollout per update"""
     gamma: float = 0.995
     """discount; the only reward comes at the end of the hand"""
     ent_coef: float = 0.01
@@ -259,6 +261,7 @@ def make_model(args: Args, vec_env: Any, run_dir: Path) -> Any:
         vec_env,
         n_steps=args.n_steps,
         batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
         ent_coef=args.ent_coef,
         policy_kwargs={"net_arch": {"pi": args.net_arch, "vf": args.net_arch}},
         tensorboard_log=tensorboard_log,
@@ -397,6 +400,7 @@ def check_settings(args: Args) -> None:
     at_least("--seed", args.seed, 0)
     at_least("--n-steps", args.n_steps, 1)
     at_least("--batch-size", args.batch_size, 1 if args.algo in VALUE_BASED else 2)  # SB3's PPO needs 2
+    at_least("--n-epochs", args.n_epochs, 1)
     if not args.learning_rate > 0:
         raise ValueError(f"--learning-rate must be above 0, got {args.learning_rate}")
     if not 0 < args.gamma <= 1:

@@ -1,8 +1,9 @@
 """Write the README's tables from the result files they report, so no figure is typed by hand.
 
 A generated table stands between ``<!-- table:NAME -->`` and ``<!-- /table:NAME -->``; NAME picks
-the function below that renders it from its JSON file in ``docs/``. The benchmark leaderboard is
-``trash-bench report``'s Markdown between its own markers (``agents.suite.report``).
+the function below that renders it from its JSON file in ``docs/`` (or, for the benchmark tasks,
+from the task registry). The benchmark leaderboard is ``trash-bench report docs/results``'s Markdown
+(``agents.suite.report``), the same bytes.
 
     python scripts/readme_tables.py            # rewrite README.md's generated tables
     python scripts/readme_tables.py --check    # exit 1, naming the tables, if README.md is stale
@@ -85,7 +86,40 @@ def neighbor_optimal_ladder() -> str:
     return _rows(["first", "second", "deals", "score difference [95% CI]"], rows)
 
 
+def suite_tasks() -> str:
+    """The benchmark suite's tasks (``trash_env.tasks``) with their stored anchor scores."""
+    from trash_env.tasks import TASKS
+
+    rows = []
+    for task in TASKS.values():
+        rules = ", ".join([task.preset] + [f"{key}={value}" for key, value in task.rules.items()])
+        anchors = task.reference_scores
+        rows.append(
+            [
+                f"`{task.name}` v{task.version}",
+                rules if task.game == "trash" else f"Help Your Neighbor, {rules.split(', ', 1)[1]}",
+                " ".join(f"`{o}`" if o != "self-play" else "self-play only" for o in task.opponents),
+                f"{task.budget:,}",
+                f"`{task.reference}`",
+                f"{anchors['random']:+.3f}",
+                task.tests,
+            ]
+        )
+    header = ["task", "rules", "trained against", "budget", "reference", "`random` scores", "what it tests"]
+    return _rows(header, rows)
+
+
+def leaderboard() -> str:
+    """``trash-bench report docs/results``'s Markdown."""
+    from agents.suite.report import collect, markdown
+    from agents.suite.runner import load_results
+
+    return markdown(collect(load_results(ROOT / "docs" / "results")))
+
+
 TABLES: dict[str, Callable[[], str]] = {
+    "suite-tasks": suite_tasks,
+    "leaderboard": leaderboard,
     "neighbor-exact-pairs": neighbor_exact_pairs,
     "neighbor-exact-gaps": neighbor_exact_gaps,
     "neighbor-optimal-ladder": neighbor_optimal_ladder,

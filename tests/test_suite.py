@@ -91,13 +91,14 @@ def test_the_stored_reference_of_one_task_is_what_the_command_recomputes() -> No
 
 
 def test_a_tiny_sweep_runs_is_interrupted_resumes_and_reports(tmp_path: Path) -> None:
-    """``trash-bench run`` with tiny budgets: stopped by Ctrl-C after its first finished run, it keeps
-    that run's file and exits 130; the same command again skips it and finishes the rest; each result
-    file has the documented fields; ``report`` writes the tables, plots and JSON."""
+    """``trash-bench run`` with tiny budgets on two worker processes: stopped by Ctrl-C after its first
+    finished run, it ends its workers, keeps that run's file and exits 130; the same command again
+    skips it and finishes the rest; each result file has the documented fields; ``report`` writes the
+    tables, plots and JSON."""
     results = tmp_path / "results"
     args = [
         "run", "--algorithm", "maskable_ppo", "--tasks", "trash-standard-2p", "hyn-2p", "--seeds", "2",
-        "--results", str(results), "--budget-fraction", "0.01",
+        "--results", str(results), "--budget-fraction", "0.01", "--workers", "2",
     ]  # fmt: skip
     log = (tmp_path / "log.txt").open("w")
     process = subprocess.Popen([sys.executable, "-m", "agents.suite.cli", *args], cwd=ROOT, stdout=log, stderr=log)
@@ -246,6 +247,42 @@ def test_a_custom_algorithm_plugs_in(tmp_path: Path) -> None:
     assert result_path(tmp_path, task, "test_suite.FirstLegal", 0).is_file()
 
 
+def test_a_sweep_runs_as_ray_tasks_on_a_local_ray_instance(tmp_path: Path) -> None:
+    """``trash-bench run --ray`` starts a local Ray instance and runs each (task, seed) as a Ray task:
+    the same result files as the process pool, and a second run skips them."""
+    pytest.importorskip("ray")
+    import os
+
+    results = tmp_path / "results"
+    args = [
+        "run", "--algorithm", "test_suite:FirstLegal", "--tasks", "hyn-4p", "--seeds", "2",
+        "--results", str(results), "--budget-fraction", "0.005", "--ray",
+    ]  # fmt: skip
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(ROOT)]),
+        "RAY_AUTH_MODE": "disabled",
+    }
+    completed = subprocess.run(
+        [sys.executable, "-m", "agents.suite.cli", *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=600,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    assert "Started a local Ray instance" in completed.stderr
+    files = sorted(results.rglob("seed_*.json"))
+    assert [path.relative_to(results).as_posix() for path in files] == [
+        f"hyn-4p/test_suite.FirstLegal/seed_{seed}.json" for seed in (0, 1)
+    ]
+    for path in files:
+        data = json.loads(path.read_text())
+        assert data["complete"] and data["budget_fraction"] == 0.005
+    again = subprocess.run(
+        [sys.executable, "-m", "agents.suite.cli", *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert again.returncode == 0 and "0 runs to do, 2 already finished" in again.stdout, again.stderr
+
+
 # --------------------------------------------------------------------------
 # Snapshots inside the batched vector env
 
@@ -290,3 +327,66 @@ def test_snapshots_in_the_batched_vector_env_only_play_legal_moves() -> None:
         TrashVecEnv(4, opponents=[Checked()], num_players=3)
     with pytest.raises(ValueError, match="act_batch"):
         TrashVecEnv(4, opponents=[object()])
+
+
+@pytest.mark.parametrize(
+    ("task", "algorithm"),
+    [("trash-standard-2p", "maskable_ppo"), ("hyn-2p", "dqn"), ("trash-standard-2p-selfplay", "maskable_ppo")],
+)
+def test_a_run_repeated_gives_the_same_result_file(tmp_path: Path, task: str, algorithm: str) -> None:
+    """Seeded end to end: the same (task, algorithm, seed) at a tiny budget twice writes the same result
+    file, apart from its timing (``wall_seconds``)."""
+    from agents.suite.runner import run_one
+
+    first = run_one(task, algorithm, 3, str(tmp_path / "one"), fraction=0.01)
+    second = run_one(task, algorithm, 3, str(tmp_path / "two"), fraction=0.01)
+    first.pop("wall_seconds"), second.pop("wall_seconds")
+    assert first == second
+    assert len(first["curve"]) == len(get_task(task).points(0.01))
+
+
+def test_the_numpy_reinforce_example_runs_through_the_interface(tmp_path: Path) -> None:
+    """``examples/reinforce.py`` (the README's learner that is not from SB3) trains on a Trash task and on
+    Help Your Neighbor at a tiny budget; its policy is evaluated in batches and beats nothing by magic:
+    the untrained policy's first point is a real evaluation (normalised score well below 1 at step 0)."""
+    from agents.suite.runner import run_one
+
+    sys.path.insert(0, str(ROOT))
+    try:
+        for task in ("trash-standard-2p", "hyn-2p"):
+            result = run_one(task, "examples.reinforce:Reinforce", 0, str(tmp_path), fraction=0.02)
+            assert result["algorithm"] == "examples.reinforce.Reinforce"
+            assert [p["timesteps"] for p in result["curve"]] == get_task(task).points(0.02)
+            assert result["curve"][0]["normalized"] < 0.9
+    finally:
+        sys.path.remove(str(ROOT))
+
+
+def test_tasks_are_chosen_by_name_or_group_in_registry_order() -> None:
+    names = list(TASKS)
+    assert [t.name for t in select_tasks(["all"])] == names
+    assert [t.name for t in select_tasks(["hyn-2p", "trash-standard-2p", "hyn-2p"])] == ["trash-standard-2p", "hyn-2p"]
+    selfplay = [t.name for t in select_tasks(["self-play"])]
+    assert selfplay and all(TASKS[n].self_play for n in selfplay)
+    others = [t.name for t in select_tasks(["baseline-opponents"])]
+    assert sorted(selfplay + others) == sorted(names)
+    with pytest.raises(ValueError, match="unknown task 'nosuch'"):
+        select_tasks(["nosuch"])
+
+
+def test_worker_processes_keep_to_one_thread() -> None:
+    """Runs (and evaluation workers) go side by side, one per core: in a worker, torch, OpenMP and Numba
+    each use one thread, and the batched engine steps its games serially (threads spinning in every
+    worker made parallel sweeps several times slower)."""
+    code = (
+        "import numba, torch\n"
+        "from trash_env.cli import one_thread_per_process\n"
+        "one_thread_per_process()\n"
+        "from trash_env.batched import TrashBatch\n"
+        "from trash_env.config import make_config\n"
+        "batch = TrashBatch(make_config(), 1024, seed=0, opponents=['random'])\n"
+        "print(torch.get_num_threads(), numba.get_num_threads(), batch.parallel)\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.split() == ["1", "1", "False"]

@@ -90,6 +90,15 @@ ASKED_FROM = 16
 POLICY_CODES = {"random": RANDOM, "greedy": GREEDY, "counter": COUNTER}
 
 
+def _threads() -> int:
+    """Numba's thread count (1 without Numba, or in a worker process limited to one thread)."""
+    if not HAVE_NUMBA:
+        return 1
+    import numba
+
+    return numba.get_num_threads()
+
+
 def make_rules(config: RulesConfig, exact: bool) -> np.ndarray:
     """The configuration as the int64 array the compiled code reads."""
     rules = np.zeros(RULES_WIDTH, np.int64)
@@ -893,7 +902,7 @@ class TrashBatch:
         self.seed(seed)
         self.generators: list[np.random.Generator | None] = []
         # Threads pay off from a few hundred games on (README, Speed); the results are the same.
-        self.parallel = (batch_size >= PARALLEL_FROM and HAVE_NUMBA) if parallel is None else bool(parallel)
+        self.parallel = (batch_size >= PARALLEL_FROM and _threads() > 1) if parallel is None else bool(parallel)
 
     def set_pool(self, codes: list[int]) -> None:
         """A single-agent batch's opponent pool as engine codes: in-engine baselines

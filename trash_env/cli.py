@@ -233,6 +233,23 @@ def worker_signals() -> None:
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM))
 
 
+def one_thread_per_process() -> None:
+    """In a worker process that runs beside others (one per core): one thread for torch, OpenMP and
+    Numba's parallel kernels. Without it each worker's thread pools (libgomp's spin-waiting threads
+    among them) compete with the other workers for the same cores, which made parallel benchmark
+    runs several times slower."""
+    os.environ["OMP_NUM_THREADS"] = "1"
+    numba = sys.modules.get("numba")
+    if numba is None:
+        os.environ["NUMBA_NUM_THREADS"] = "1"
+    else:
+        with contextlib.suppress(Exception):
+            numba.set_num_threads(1)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
 def end_child_processes() -> None:
     """Terminate this process's multiprocessing children (evaluation workers, subprocess envs)."""
     import multiprocessing

@@ -202,6 +202,17 @@ TASKS: dict[str, Task] = {
             "greedy",
         ),
         Task(
+            "trash-pagat-2p-match",
+            1,
+            "pagat matches, two players: the per-hand edges of pagat's extra choices, compounded over a match (R9)",
+            "trash",
+            "pagat",
+            {"num_players": 2, "match": True},
+            BASELINES,
+            200_000,
+            "greedy",
+        ),
+        Task(
             "trash-standard-2p-selfplay",
             1,
             "self-play only: trained against its own snapshots, never a baseline, evaluated against greedy",
@@ -220,6 +231,17 @@ TASKS: dict[str, Task] = {
             "standard",
             {"num_players": 2},
             NEIGHBOR_BASELINES,
+            150_000,
+            "optimal",
+        ),
+        Task(
+            "hyn-2p-selfplay",
+            1,
+            "self-play on the solved game: does training against itself find the optimum without a teacher?",
+            "help_your_neighbor",
+            "standard",
+            {"num_players": 2},
+            (SELF_PLAY,),
             150_000,
             "optimal",
         ),
@@ -244,8 +266,19 @@ def get_task(name: str) -> Task:
     return TASKS[name]
 
 
+GROUPS = {
+    "all": lambda task: True,
+    "baseline-opponents": lambda task: not task.self_play,  # where self-play can be added to baselines
+    "self-play": lambda task: task.self_play,
+}
+
+
 def select_tasks(names: list[str]) -> list[Task]:
-    """Tasks by name; ``all`` for every task, in registry order."""
-    if names == ["all"]:
-        return list(TASKS.values())
-    return [get_task(name) for name in dict.fromkeys(names)]
+    """Tasks by name, or a group (``all``, ``baseline-opponents``, ``self-play``), in registry order."""
+    chosen: dict[str, Task] = {}
+    for name in names:
+        if name in GROUPS:
+            chosen.update({task.name: task for task in TASKS.values() if GROUPS[name](task)})
+        else:
+            chosen[name] = get_task(name)
+    return [task for task in TASKS.values() if task.name in chosen]

@@ -26,6 +26,8 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -223,6 +225,8 @@ def load_algorithm(spec: str) -> Any:
     module_name, sep, attribute = spec.partition(":")
     if not sep:
         raise ValueError(f"unknown algorithm {spec!r}: built in are {sorted(BUILTIN)}, or give module:attribute")
+    if os.getcwd() not in sys.path:  # as ``python -m`` does: the user's own modules, from where they run
+        sys.path.insert(0, os.getcwd())
     try:
         target = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as error:

@@ -36,7 +36,9 @@ def build_parser() -> ArgumentParser:
         required=True,
         help="a built-in name (maskable_ppo, ppo, a2c, dqn, qrdqn, maskable_ppo_selfplay) or module:attribute",
     )
-    run.add_argument("--tasks", nargs="+", required=True, help="task names, or all")
+    run.add_argument(
+        "--tasks", nargs="+", required=True, help="task names, or a group: all, baseline-opponents, self-play"
+    )
     run.add_argument("--seeds", type=int, required=True, help="how many seeds (0 .. N-1)")
     run.add_argument("--first-seed", type=int, default=0, help="the first seed (default 0)")
     run.add_argument("--results", type=Path, required=True, help="the results folder")

@@ -2,8 +2,8 @@
 
 Everything here is computed from the result files and the tasks' stored reference scores, so the
 same files always give the same Markdown, byte for byte (bootstraps are seeded): the README's
-leaderboard is this output between its ``<!-- leaderboard:start -->`` and ``<!-- leaderboard:end -->``
-markers (``--readme README.md`` puts it there).
+leaderboard is this output between its ``<!-- table:leaderboard -->`` and ``<!-- /table:leaderboard -->``
+markers (``--readme README.md`` puts it there; ``scripts/readme_tables.py`` checks it is current).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from agents.suite.runner import load_results
 from trash_env.files import atomic_path, write_json, write_text
 from trash_env.tasks import TASKS, load_references
 
-START, END = "<!-- leaderboard:start -->", "<!-- leaderboard:end -->"
+START, END = "<!-- table:leaderboard -->", "<!-- /table:leaderboard -->"
 THRESHOLDS = np.linspace(0.0, 1.25, 51)
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -117,10 +116,18 @@ def run_one(task_name: str, algorithm_spec: str, seed: int, results: str, fracti
 
 
 def _worker_setup() -> None:
-    from trash_env.cli import worker_signals
+    from trash_env.cli import one_thread_per_process, worker_signals
 
     worker_signals()
-    os.environ["OMP_NUM_THREADS"] = "1"
+    one_thread_per_process()
+
+
+def _ray_run_one(*job: Any) -> dict[str, Any]:
+    """:func:`run_one` as a Ray task: one thread, as in a worker process (Ray runs one task per CPU)."""
+    from trash_env.cli import one_thread_per_process
+
+    one_thread_per_process()
+    return run_one(*job)
 
 
 def plan(tasks: Sequence[Task], algorithm: str, seeds: Sequence[int], results: Path) -> tuple[list, list]:
@@ -165,7 +172,7 @@ def sweep(
         import ray
 
         ray.init(address=ray_address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
-        remote = ray.remote(num_cpus=1)(run_one)
+        remote = ray.remote(num_cpus=1)(_ray_run_one)
         pending = [remote.remote(*job) for job in jobs]
         try:
             while pending:
@@ -187,8 +194,9 @@ def sweep(
             for future in done:
                 record(future.result())
     except BaseException:
+        processes = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
         pool.shutdown(wait=False, cancel_futures=True)
-        for process in list(getattr(pool, "_processes", {}).values()):
+        for process in processes:
             process.terminate()
         raise
     pool.shutdown()
