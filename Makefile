@@ -38,6 +38,7 @@ bench: $(VENV)/.installed
 	$(PY) benchmarks/bench_env.py
 	$(PY) benchmarks/bench_eval.py
 	$(PY) benchmarks/bench_batched.py
+	$(PY) benchmarks/bench_selfplay.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
