@@ -35,7 +35,7 @@ import numpy as np
 
 from agents.base import Agent, SeatView
 from agents.registry import make_agent
-from trash_env.cli import one_thread_per_process, worker_signals
+from trash_env.cli import worker_setup
 from trash_env.games import Game, game_of
 
 
@@ -123,14 +123,6 @@ def play_deals(
                 )
             )
     return results
-
-
-def _worker_setup() -> None:
-    """Worker set-up: one math thread per process (learned agents use torch), so that
-    the workers do not compete for the same cores; Ctrl-C is left to the main process,
-    which cancels the work (a terminal sends it to every process of the group)."""
-    worker_signals()
-    one_thread_per_process()
 
 
 VECTORISABLE = ("random", "greedy", "counter")  # the engine's own baselines (training opponents, TrashVecEnv)
@@ -336,7 +328,7 @@ def run_pairings(
             if on_progress:
                 on_progress(len(chunk_deals))
     else:
-        pool = ProcessPoolExecutor(max_workers=min(workers, os.cpu_count() or 1), initializer=_worker_setup)
+        pool = ProcessPoolExecutor(max_workers=min(workers, os.cpu_count() or 1), initializer=worker_setup)
         try:
             futures = [pool.submit(play_deals, config, pair, part, seed, duplicate, prebuilt) for pair, part in jobs]
             for future, (_, part) in zip(futures, jobs):

@@ -250,6 +250,14 @@ def one_thread_per_process() -> None:
         torch.set_num_threads(1)
 
 
+def worker_setup() -> None:
+    """The initializer of a worker process that runs beside others (evaluation workers, benchmark
+    runs): Ctrl-C left to the main process (:func:`worker_signals`) and one thread per process
+    (:func:`one_thread_per_process`)."""
+    worker_signals()
+    one_thread_per_process()
+
+
 def end_child_processes() -> None:
     """Terminate this process's multiprocessing children (evaluation workers, subprocess envs)."""
     import multiprocessing

@@ -27,6 +27,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
+from trash_env.cli import worker_setup
 from trash_env.files import write_json
 from trash_env.tasks import MAX_TRAINING_SEED, Task, get_task
 
@@ -115,13 +116,6 @@ def run_one(task_name: str, algorithm_spec: str, seed: int, results: str, fracti
     return result
 
 
-def _worker_setup() -> None:
-    from trash_env.cli import one_thread_per_process, worker_signals
-
-    worker_signals()
-    one_thread_per_process()
-
-
 def _ray_run_one(*job: Any) -> dict[str, Any]:
     """:func:`run_one` as a Ray task: one thread, as in a worker process (Ray runs one task per CPU)."""
     from trash_env.cli import one_thread_per_process
@@ -186,7 +180,7 @@ def sweep(
         for job in jobs:
             record(run_one(*job))
         return finished
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_setup)
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_setup)
     try:
         futures = {pool.submit(run_one, *job) for job in jobs}
         while futures:
