@@ -12,6 +12,7 @@ import svgwrite
 
 from trash_env.config import MAX_LAYOUT
 from trash_env.core import DRAW, FACE_DOWN, OVER, PHASE_NAMES, RANK_NAMES, GameState
+from trash_env.neighbor import NeighborState
 
 CARD_W, CARD_H, GAP = 38, 54, 6
 LEFT, TOP, ROW = 120, 92, CARD_H + 26
@@ -118,4 +119,56 @@ def trash_svg(state: GameState, names: Sequence[str] | None = None) -> str:
         if seat in state.hand_winners:
             notes.append("completed")
         _text(drawing, "; ".join(notes), LEFT + MAX_LAYOUT * (CARD_W + GAP) + 8, y + CARD_H / 2 + 5, 12)
+    return drawing.tostring()
+
+
+MARKER = 40
+
+
+def neighbor_svg(state: NeighborState, names: Sequence[str] | None = None) -> str:
+    """A Help Your Neighbor table as an SVG document (R12): per seat its ten markers (a covered marker
+    is dark, an uncovered one shows its total), whose turn it is, the last roll and who used it
+    through the privilege."""
+    from trash_env import neighbor
+
+    n = state.num_players
+    names = list(names) if names is not None else [f"player_{i}" for i in range(n)]
+    width = LEFT + neighbor.NUM_MARKERS * (MARKER + GAP) + 130
+    height = TOP + n * (MARKER + 22) + 10
+    drawing = svgwrite.Drawing(size=(width, height), profile="full")
+    drawing.add(drawing.rect((0, 0), (width, height), fill=COLOURS["table"]))
+    if state.over:
+        header = f"Help Your Neighbor - over after {state.turn} turns: "
+        header += "a draw (max_turns)" if state.truncated else f"won by {names[state.winners[0]]}"
+    else:
+        header = f"Help Your Neighbor - turn {state.turn + 1}: {names[state.current]} to act"
+        header += f" ({neighbor.PHASE_NAMES[state.phase]})"
+    _text(drawing, header, 14, 24, 16, font_weight="bold")
+    if state.roll:
+        last = f"last roll: {state.roll} by {names[state.roller]}"
+        if state.roll == neighbor.SEVEN:
+            last += " - a 7 uncovers a marker"
+        elif state.helper != neighbor.NOBODY:
+            last += f" - covered by {names[state.helper]} (help your neighbor)"
+        _text(drawing, last, 14, 56, 15)
+    for seat in range(n):
+        y = TOP + seat * (MARKER + 22)
+        turn = seat == state.current and not state.over
+        _text(drawing, names[seat], 14, y + MARKER / 2 + 5, 14, font_weight="bold" if turn else "normal")
+        if turn:
+            drawing.add(
+                drawing.rect((LEFT - 5, y - 5), (neighbor.NUM_MARKERS * (MARKER + GAP) + 4, MARKER + 10), rx=6,
+                             fill="none", stroke=COLOURS["turn"], stroke_width=3)
+            )  # fmt: skip
+        for j, (total, covered) in enumerate(zip(neighbor.TOTALS, state.covered[seat], strict=True)):
+            cx = LEFT + j * (MARKER + GAP) + MARKER / 2
+            fill = COLOURS["back"] if covered else COLOURS["face"]
+            drawing.add(drawing.circle((cx, y + MARKER / 2), MARKER / 2, fill=fill, stroke="#ffffff"))
+            if not covered:
+                drawing.add(
+                    drawing.text(str(total), insert=(cx, y + MARKER / 2 + 6), text_anchor="middle", font_size=16,
+                                 font_family=FONT, font_weight="bold", fill=COLOURS["ink"])
+                )  # fmt: skip
+        x = LEFT + neighbor.NUM_MARKERS * (MARKER + GAP) + 8
+        _text(drawing, f"{state.left[seat]} to cover", x, y + MARKER / 2 + 5, 12)
     return drawing.tostring()
