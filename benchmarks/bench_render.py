@@ -1,0 +1,68 @@
+"""Drawing speed: the SVG of a table, and its rasterisation by each candidate library (issue 15).
+
+    python benchmarks/bench_render.py            # a 3-player Trash match table and a 3-player HYN table
+
+Prints milliseconds per frame: the SVG (svgwrite), then PNG bytes with resvg-py (a Rust wheel, no
+system libraries) and with CairoSVG (needs the system's libcairo), with the system's fonts and with
+one font file only, and the decode to an (H, W, 3) uint8 array with Pillow.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from trash_env import help_your_neighbor_v0, trash_v0
+from trash_env.rendering.svg import neighbor_svg, trash_svg
+
+FONTS = ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"]
+
+
+def per_call(function: Callable[[], object], repeats: int = 20) -> float:
+    function()
+    start = time.perf_counter()
+    for _ in range(repeats):
+        function()
+    return (time.perf_counter() - start) / repeats * 1000
+
+
+def played(module, steps: int, **kwargs):
+    env = module.env(**kwargs)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for i, _ in enumerate(env.agent_iter()):
+        observation, _, terminated, truncated, _ = env.last()
+        if i == steps:
+            break
+        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    return env.unwrapped.game_state
+
+
+def main() -> None:
+    import cairosvg
+    import resvg_py
+    from PIL import Image
+
+    tables = {
+        "trash, 3 players, match": (trash_svg, played(trash_v0, 60, num_players=3, match=True)),
+        "help your neighbor, 3 players": (neighbor_svg, played(help_your_neighbor_v0, 40, num_players=3)),
+    }
+    for name, (draw, state) in tables.items():
+        svg = draw(state)
+        png = bytes(resvg_py.svg_to_bytes(svg_string=svg))
+        shape = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).shape
+        print(f"{name} ({shape[1]} x {shape[0]} pixels)")
+        print(f"  SVG (svgwrite)                  {per_call(lambda: draw(state)):7.1f} ms")
+        print(f"  resvg-py, system fonts          {per_call(lambda: resvg_py.svg_to_bytes(svg_string=svg)):7.1f} ms")
+        one_font = lambda: resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=FONTS)  # noqa: E731
+        print(f"  resvg-py, two font files        {per_call(one_font):7.1f} ms")
+        print(f"  CairoSVG                        {per_call(lambda: cairosvg.svg2png(bytestring=svg.encode())):7.1f} ms")
+        decode = lambda: np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))  # noqa: E731
+        print(f"  PNG to (H, W, 3) uint8 (Pillow) {per_call(decode):7.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
