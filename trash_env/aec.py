@@ -189,12 +189,16 @@ class TurnBasedEnv(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ render
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             import gymnasium
 
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
+        if self.render_mode == "rgb_array":
+            from trash_env.rendering.image import svg_to_rgb
+
+            return svg_to_rgb(self.game.draw(self.game_state, self.possible_agents))
         text = self.game.render(self.game_state, self.possible_agents)
         if self.render_mode == "ansi":
             return text

@@ -21,6 +21,7 @@ from trash_env.neighbor import NeighborConfig
 from trash_env.neighbor_observation import NEIGHBOR_OBSERVATION_VERSION, NeighborGlobalState, NeighborObserver
 from trash_env.observation import OBSERVATION_VERSION, GlobalState, Observer
 from trash_env.render import render_neighbor, render_table
+from trash_env.rendering.svg import neighbor_svg, trash_svg
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class Game:
     observation_version: int
     public_view: Callable[[Any], Any]  # the state with everything hidden scrubbed
     render: Callable[..., str]  # (state, names) -> text
+    draw: Callable[..., str]  # (state, names) -> SVG
 
 
 TRASH = Game(
@@ -74,6 +76,7 @@ TRASH = Game(
     observation_version=OBSERVATION_VERSION,
     public_view=public_view,
     render=render_table,
+    draw=trash_svg,
 )
 
 NEIGHBOR = Game(
@@ -99,6 +102,7 @@ NEIGHBOR = Game(
     observation_version=NEIGHBOR_OBSERVATION_VERSION,
     public_view=neighbor.clone,  # nothing is hidden (R12)
     render=render_neighbor,
+    draw=neighbor_svg,
 )
 
 GAMES: dict[str, Game] = {game.name: game for game in (TRASH, NEIGHBOR)}

@@ -139,7 +139,7 @@ class raw_env(TurnBasedEnv):
     """The Help Your Neighbor AEC environment without wrappers. See the module docstring."""
 
     metadata = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "name": "help_your_neighbor_v0",
         "is_parallelizable": False,
         "render_fps": 2,
