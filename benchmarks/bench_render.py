@@ -59,7 +59,9 @@ def main() -> None:
         print(f"  resvg-py, system fonts          {per_call(lambda: resvg_py.svg_to_bytes(svg_string=svg)):7.1f} ms")
         one_font = lambda: resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=FONTS)  # noqa: E731
         print(f"  resvg-py, two font files        {per_call(one_font):7.1f} ms")
-        print(f"  CairoSVG                        {per_call(lambda: cairosvg.svg2png(bytestring=svg.encode())):7.1f} ms")
+        print(
+            f"  CairoSVG                        {per_call(lambda: cairosvg.svg2png(bytestring=svg.encode())):7.1f} ms"
+        )
         decode = lambda: np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))  # noqa: E731
         print(f"  PNG to (H, W, 3) uint8 (Pillow) {per_call(decode):7.1f} ms")
 

@@ -103,7 +103,7 @@ def _as_policy(opponent: Opponent) -> Callable[[SeatView, np.random.Generator], 
 class TrashSingleAgentEnv(gymnasium.Env):
     """One learner seat against opponents played inside ``step``. See the module docstring."""
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 2}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2}
     game: Game = TRASH
 
     def __init__(
@@ -254,10 +254,14 @@ class TrashSingleAgentEnv(gymnasium.Env):
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks(), "seat": self.seat}
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None or self.state is None:
             return None
         names = [("learner" if s == self.seat else f"seat_{s}") for s in range(self.config.num_players)]
+        if self.render_mode == "rgb_array":
+            from trash_env.rendering.image import svg_to_rgb
+
+            return svg_to_rgb(self.game.draw(self.state, names))
         text = self.game.render(self.state, names)
         if self.render_mode == "ansi":
             return text

@@ -16,6 +16,8 @@ def svg_to_rgb(svg: str) -> np.ndarray:
         import resvg_py
         from PIL import Image
     except ImportError as error:
-        raise ImportError(f"drawing tables as images needs the render extra: pip install -e '.[render]' ({error})") from None
+        raise ImportError(
+            f"drawing tables as images needs the render extra: pip install -e '.[render]' ({error})"
+        ) from None
     png = bytes(resvg_py.svg_to_bytes(svg_string=svg))
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.uint8)

@@ -51,9 +51,7 @@ def _card(drawing: svgwrite.Drawing, x: float, y: float, rank: int | None, wild:
 
 def _empty(drawing: svgwrite.Drawing, x: float, y: float) -> None:
     """A slot no longer in the layout (R9: layouts shrink in a match)."""
-    drawing.add(
-        drawing.rect((x, y), (CARD_W, CARD_H), rx=4, fill="none", stroke="#9fc9ae", stroke_dasharray="4,3")
-    )
+    drawing.add(drawing.rect((x, y), (CARD_W, CARD_H), rx=4, fill="none", stroke="#9fc9ae", stroke_dasharray="4,3"))
 
 
 def _text(drawing: svgwrite.Drawing, text: str, x: float, y: float, size: int = 14, **extra: str) -> None:

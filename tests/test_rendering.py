@@ -1,0 +1,103 @@
+"""The drawn tables (``trash_env.rendering``): the SVG shows exactly the public state (R2, R15), and
+``render_mode="rgb_array"`` returns PettingZoo's ``(H, W, 3)`` uint8 picture for every env."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from trash_env import help_your_neighbor_v0, trash_v0
+from trash_env.config import MAX_LAYOUT
+from trash_env.core import DRAW, FACE_DOWN, OVER
+from trash_env.rendering.svg import COLOURS, neighbor_svg, trash_svg
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def states(module, games: int, seed: int, **kwargs):
+    """Every state (after every step) of ``games`` random games."""
+    rng = np.random.default_rng(seed)
+    for game in range(games):
+        env = module.env(**kwargs)
+        env.reset(seed=seed + game)
+        yield env.unwrapped.game_state
+        for _ in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            action = None if terminated or truncated else int(rng.choice(np.flatnonzero(observation["action_mask"])))
+            env.step(action)
+            yield env.unwrapped.game_state
+
+
+def fills(svg: str, colour: str, shape: str = "rect") -> int:
+    root = ET.fromstring(svg)
+    return sum(1 for element in root.iter(f"{SVG}{shape}") if element.get("fill") == colour)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"num_players": 2}, {"preset": "pagat", "num_players": 3, "match": True}, {"preset": "jokers", "num_players": 6}],
+)
+def test_the_trash_svg_shows_every_slot_as_the_state_has_it(kwargs) -> None:
+    """In every state of random games: one card back per face-down slot (plus the stock's), one
+    wild-coloured card per wild-filled slot (R6), one dashed outline per slot no longer in a layout (R9)
+    and for an empty discard pile, and the held card drawn only in the place phase."""
+    seen = {"wild": 0, "shrunk": 0, "held": 0}
+    for state in states(trash_v0, 3, 11, **kwargs):
+        svg = trash_svg(state)
+        down = sum(v == FACE_DOWN for seat in range(state.num_players) for v in state.up[seat][: state.sizes[seat]])
+        wild = sum(
+            v != FACE_DOWN and v != slot + 1
+            for seat in range(state.num_players)
+            for slot, v in enumerate(state.up[seat][: state.sizes[seat]])
+        )
+        shrunk = state.num_players * MAX_LAYOUT - sum(state.sizes)
+        assert fills(svg, COLOURS["back"]) == down + 1
+        held_wild = state.phase not in (DRAW, OVER) and state.is_wild[state.held]
+        assert fills(svg, COLOURS["wild"]) == wild
+        root = ET.fromstring(svg)
+        dashed = sum(1 for e in root.iter(f"{SVG}rect") if e.get("stroke-dasharray"))
+        assert dashed == shrunk + (not state.discard)
+        seen["wild"] += wild > 0
+        seen["shrunk"] += shrunk > 0
+        seen["held"] += held_wild or state.phase not in (DRAW, OVER)
+    assert seen["wild"] and seen["held"]
+    if kwargs.get("match"):
+        assert seen["shrunk"], "a match should shrink a layout in three games"
+
+
+def test_the_neighbor_svg_shows_every_marker() -> None:
+    """One dark marker per covered total and one numbered per uncovered one (R12), in every state."""
+    for state in states(help_your_neighbor_v0, 3, 5, num_players=3):
+        svg = neighbor_svg(state)
+        covered = sum(sum(row) for row in state.covered)
+        assert fills(svg, COLOURS["back"], "circle") == covered
+        assert fills(svg, COLOURS["face"], "circle") == 10 * state.num_players - covered
+
+
+@pytest.mark.parametrize("module", [trash_v0, help_your_neighbor_v0])
+def test_rgb_array_follows_pettingzoo(module) -> None:
+    """``render_mode="rgb_array"``: an (H, W, 3) uint8 picture, not blank; PettingZoo's render_test passes."""
+    pytest.importorskip("resvg_py")
+    from pettingzoo.test import render_test
+
+    env = module.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    picture = env.render()
+    assert picture.ndim == 3 and picture.shape[2] == 3 and picture.dtype == np.uint8
+    assert len(np.unique(picture.reshape(-1, 3), axis=0)) > 10
+    assert module.env().metadata["render_fps"] > 0
+    render_test(lambda render_mode: module.env(render_mode=render_mode))
+
+
+def test_the_single_agent_env_renders_pictures() -> None:
+    pytest.importorskip("resvg_py")
+    import gymnasium
+
+    import trash_env  # noqa: F401  (registers the ids)
+
+    env = gymnasium.make("TrashSingleAgent-v0", render_mode="rgb_array")
+    env.reset(seed=1)
+    picture = env.render()
+    assert picture.shape[2] == 3 and picture.dtype == np.uint8
