@@ -41,29 +41,31 @@ def played(module, steps: int, **kwargs):
     return env.unwrapped.game_state
 
 
-def main() -> None:
+def measure(name: str, draw: Callable, state: object) -> None:
     import cairosvg
     import resvg_py
     from PIL import Image
 
+    svg = draw(state)
+    png = bytes(resvg_py.svg_to_bytes(svg_string=svg))
+    shape = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).shape
+    print(f"{name} ({shape[1]} x {shape[0]} pixels)")
+    print(f"  SVG (svgwrite)                  {per_call(lambda: draw(state)):7.1f} ms")
+    print(f"  resvg-py, system fonts          {per_call(lambda: resvg_py.svg_to_bytes(svg_string=svg)):7.1f} ms")
+    two_fonts = lambda: resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=FONTS)  # noqa: E731
+    print(f"  resvg-py, two font files        {per_call(two_fonts):7.1f} ms")
+    print(f"  CairoSVG                        {per_call(lambda: cairosvg.svg2png(bytestring=svg.encode())):7.1f} ms")
+    decode = lambda: np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))  # noqa: E731
+    print(f"  PNG to (H, W, 3) uint8 (Pillow) {per_call(decode):7.1f} ms")
+
+
+def main() -> None:
     tables = {
         "trash, 3 players, match": (trash_svg, played(trash_v0, 60, num_players=3, match=True)),
         "help your neighbor, 3 players": (neighbor_svg, played(help_your_neighbor_v0, 40, num_players=3)),
     }
     for name, (draw, state) in tables.items():
-        svg = draw(state)
-        png = bytes(resvg_py.svg_to_bytes(svg_string=svg))
-        shape = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).shape
-        print(f"{name} ({shape[1]} x {shape[0]} pixels)")
-        print(f"  SVG (svgwrite)                  {per_call(lambda: draw(state)):7.1f} ms")
-        print(f"  resvg-py, system fonts          {per_call(lambda: resvg_py.svg_to_bytes(svg_string=svg)):7.1f} ms")
-        one_font = lambda: resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=FONTS)  # noqa: E731
-        print(f"  resvg-py, two font files        {per_call(one_font):7.1f} ms")
-        print(
-            f"  CairoSVG                        {per_call(lambda: cairosvg.svg2png(bytestring=svg.encode())):7.1f} ms"
-        )
-        decode = lambda: np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))  # noqa: E731
-        print(f"  PNG to (H, W, 3) uint8 (Pillow) {per_call(decode):7.1f} ms")
+        measure(name, draw, state)
 
 
 if __name__ == "__main__":

@@ -40,9 +40,9 @@ def fills(svg: str, colour: str, shape: str = "rect") -> int:
     [{"num_players": 2}, {"preset": "pagat", "num_players": 3, "match": True}, {"preset": "jokers", "num_players": 6}],
 )
 def test_the_trash_svg_shows_every_slot_as_the_state_has_it(kwargs) -> None:
-    """In every state of random games: one card back per face-down slot (plus the stock's), one
+    """In every state of random games: one card back per face-down slot (plus the stock's, unless it is empty), one
     wild-coloured card per wild-filled slot (R6), one dashed outline per slot no longer in a layout (R9)
-    and for an empty discard pile, and the held card drawn only in the place phase."""
+    and for an empty stock or discard pile, and the held card drawn only in the place phase."""
     seen = {"wild": 0, "shrunk": 0, "held": 0}
     for state in states(trash_v0, 3, 11, **kwargs):
         svg = trash_svg(state)
@@ -53,12 +53,12 @@ def test_the_trash_svg_shows_every_slot_as_the_state_has_it(kwargs) -> None:
             for slot, v in enumerate(state.up[seat][: state.sizes[seat]])
         )
         shrunk = state.num_players * MAX_LAYOUT - sum(state.sizes)
-        assert fills(svg, COLOURS["back"]) == down + 1
+        assert fills(svg, COLOURS["back"]) == down + bool(state.stock)
         held_wild = state.phase not in (DRAW, OVER) and state.is_wild[state.held]
         assert fills(svg, COLOURS["wild"]) == wild
         root = ET.fromstring(svg)
         dashed = sum(1 for e in root.iter(f"{SVG}rect") if e.get("stroke-dasharray"))
-        assert dashed == shrunk + (not state.discard)
+        assert dashed == shrunk + (not state.discard) + (not state.stock)
         seen["wild"] += wild > 0
         seen["shrunk"] += shrunk > 0
         seen["held"] += held_wild or state.phase not in (DRAW, OVER)

@@ -80,7 +80,10 @@ def trash_svg(state: GameState, names: Sequence[str] | None = None) -> str:
     if state.final_round:
         _text(drawing, "FINAL ROUND", WIDTH - 14, 24, 16, font_weight="bold", text_anchor="end")
     # The piles: stock (a back and its count), discard (its top card and count), the held card.
-    _card(drawing, 14, 34, None if state.stock else None)
+    if state.stock:
+        _card(drawing, 14, 34, None)
+    else:
+        _empty(drawing, 14, 34)
     _text(drawing, f"stock {len(state.stock)}", 14 + CARD_W + 6, 66)
     x = 150
     if state.discard:
