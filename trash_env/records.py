@@ -13,6 +13,7 @@ a match (R9).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,14 +47,15 @@ def make_record(
     }
 
 
-def replay(record: dict[str, Any]) -> GameState | NeighborState:
-    """Play a record's actions from its deal (or dice) and return the final state.
+def replay(record: dict[str, Any], on_step: Callable[[Any, int, int], None] | None = None) -> GameState | NeighborState:
+    """Play a record's actions from its deal (or dice) and return the final state; ``on_step(state,
+    index, action)``, if given, is called at the start (index and action -1) and after each action (for pictures of every move).
 
     A record that is not one of these games, or whose actions are not legal
     where they stand, is a ``ValueError`` naming the problem.
     """
     if isinstance(record, dict) and record.get("game") == NEIGHBOR_GAME_NAME:
-        return _replay_neighbor(record)
+        return _replay_neighbor(record, on_step)
     if not isinstance(record, dict) or record.get("game") != GAME_NAME:
         raise ValueError(f"not a {GAME_NAME} or {NEIGHBOR_GAME_NAME} game record")
     keys = ("config", "seed", "deck", "deck_source", "actions")
@@ -66,11 +68,15 @@ def replay(record: dict[str, Any]) -> GameState | NeighborState:
     state = new_game(config, rng, record["deck"] if given else None)
     if state.deck != list(record["deck"]):
         raise ValueError("the record's deck does not match the deck its seed shuffles")
+    if on_step is not None:
+        on_step(state, -1, -1)  # the deal
     for index, action in enumerate(record["actions"]):
         try:
             apply_action(state, action, rng)
         except ValueError as error:
             raise ValueError(f"game record action #{index} cannot be replayed: {error}") from None
+        if on_step is not None:
+            on_step(state, index, action)
     return state
 
 
@@ -135,17 +141,21 @@ def make_neighbor_record(
     }
 
 
-def _replay_neighbor(record: dict[str, Any]) -> NeighborState:
+def _replay_neighbor(record: dict[str, Any], on_step: Callable[[Any, int, int], None] | None = None) -> NeighborState:
     keys = ("config", "seed", "dice", "actions", "rolls")
     _check_record(record, NEIGHBOR_RECORD_VERSION, keys, ("dice", "actions"), "Help Your Neighbor")
     config = NeighborConfig.from_dict(record["config"])
     rng = np.random.default_rng(record["seed"])
     state = neighbor.new_game(config, record["dice"])
+    if on_step is not None:
+        on_step(state, -1, -1)  # the start
     for index, action in enumerate(record["actions"]):
         try:
             neighbor.apply_action(state, action, rng)
         except ValueError as error:
             raise ValueError(f"game record action #{index} cannot be replayed: {error}") from None
+        if on_step is not None:
+            on_step(state, index, action)
     if record["rolls"] != state.rolls:
         raise ValueError("the record's rolls do not match the rolls its seed and dice give")
     return state
