@@ -833,9 +833,9 @@ def test_human_render_prints_and_returns_none(capsys):
     assert "##" in out
 
 
-@pytest.mark.parametrize("mode", ["rgb_array", "text", ""])
+@pytest.mark.parametrize("mode", ["rgb_arrays", "text", ""])
 def test_invalid_render_mode_raises_value_error(mode):
-    """A render mode other than None, "ansi" and "human" is a ValueError naming render_mode."""
+    """A render mode other than None, "ansi", "human" and "rgb_array" is a ValueError naming render_mode."""
     with pytest.raises(ValueError, match="render_mode"):
         trash_env.env(render_mode=mode)
 

@@ -744,7 +744,7 @@ def test_invalid_configuration_raises_value_error_naming_the_field(overrides, fi
         help_your_neighbor_v0.raw_env(**overrides)
 
 
-@pytest.mark.parametrize("mode", ["rgb_array", "HUMAN", ""])
+@pytest.mark.parametrize("mode", ["svg", "HUMAN", ""])
 def test_invalid_render_mode_raises_value_error(mode):
     with pytest.raises(ValueError, match="render_mode"):
         help_your_neighbor_v0.env(render_mode=mode)

@@ -101,3 +101,38 @@ def test_the_single_agent_env_renders_pictures() -> None:
     env.reset(seed=1)
     picture = env.render()
     assert picture.shape[2] == 3 and picture.dtype == np.uint8
+
+
+def test_a_replay_holds_every_move_of_its_record(tmp_path) -> None:
+    """The HTML replay and the GIF of a recorded game: one frame for the deal and one per action of the
+    record (forced moves included), each move named; the HTML is one file with no external resource."""
+    pytest.importorskip("resvg_py")
+    import json
+    import re
+
+    from PIL import Image
+
+    from trash_env.core import action_name
+    from trash_env.rendering.media import main
+
+    env = trash_v0.env()
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    record = env.unwrapped.game_record()
+    (tmp_path / "game.json").write_text(json.dumps(record))
+    assert (
+        main([str(tmp_path / "game.json"), "--html", str(tmp_path / "game.html"), "--gif", str(tmp_path / "game.gif")])
+        == 0
+    )
+    page = (tmp_path / "game.html").read_text()
+    frames = json.loads(re.search(r"const frames = (\[.*?\]);\n", page, re.S).group(1).replace("<\\/", "</"))
+    assert len(frames) == len(record["actions"]) + 1
+    assert [move for move, _ in frames[1:]] == [
+        f"move {i + 1}: {action_name(a)}" for i, a in enumerate(record["actions"])
+    ]
+    assert "http" not in page.replace("http://www.w3.org", "")
+    with Image.open(tmp_path / "game.gif") as gif:
+        assert gif.n_frames == len(frames)

@@ -728,7 +728,7 @@ def test_human_render_mode_renders_during_reset_and_step(capsys):
     assert "learner" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("mode", ["rgb_array", "ANSI", ""])
+@pytest.mark.parametrize("mode", ["rgb", "ANSI", ""])
 def test_invalid_render_mode_raises(mode):
     """A render mode other than None, "human" or "ansi" is a ``ValueError``."""
     with pytest.raises(ValueError, match="render_mode"):

@@ -47,9 +47,12 @@ def make_record(
     }
 
 
-def replay(record: dict[str, Any], on_step: Callable[[Any, int, int], None] | None = None) -> GameState | NeighborState:
-    """Play a record's actions from its deal (or dice) and return the final state; ``on_step(state,
-    index, action)``, if given, is called at the start (index and action -1) and after each action (for pictures of every move).
+def replay(
+    record: dict[str, Any], on_step: Callable[[Any, int, int], None] | None = None
+) -> GameState | NeighborState:
+    """Play a record's actions from its deal (or dice) and return the final state. ``on_step(state,
+    index, action)``, if given, is called at the start (index and action -1) and after each action
+    (the pictures of a replay).
 
     A record that is not one of these games, or whose actions are not legal
     where they stand, is a ``ValueError`` naming the problem.

@@ -148,7 +148,12 @@ def env(
 class raw_env(TurnBasedEnv):
     """The Trash AEC environment without wrappers. See the module docstring."""
 
-    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "trash_v0", "is_parallelizable": False, "render_fps": 2}
+    metadata = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "name": "trash_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
     game = TRASH
 
     def _start_episode(self) -> None:

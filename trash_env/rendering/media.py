@@ -34,10 +34,10 @@ def frames(record: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def write_gif(record: dict[str, Any], path: Path, fps: float = 2.0) -> None:
+    from PIL import Image
+
     from trash_env.files import atomic_path
     from trash_env.rendering.image import svg_to_rgb
-
-    from PIL import Image
 
     pictures = [Image.fromarray(svg_to_rgb(svg)) for _, svg in frames(record)]
     with atomic_path(path) as partial:
