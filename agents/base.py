@@ -55,6 +55,11 @@ class Agent(ABC):
         probabilities[np.arange(len(actions)), actions] = 1.0
         return probabilities
 
+    def action_probabilities(self, view: SeatView) -> dict[int, float] | None:
+        """The probability this agent's policy gives each legal action at ``view``, for records and
+        replays to show; None (the default) for agents without such a distribution."""
+        return None
+
     def check_config(self, config: Any) -> None:
         """Raise ``ValueError`` if this agent cannot play ``config`` (another game;
         learned agents also check the rules they were trained for)."""

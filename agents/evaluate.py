@@ -75,6 +75,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, help="write the summary and settings as JSON")
     parser.add_argument("--csv", type=Path, help="write one row per game as CSV")
     parser.add_argument("--plot", type=Path, help="write a PNG plot of the ratings with their intervals")
+    parser.add_argument(
+        "--save-records",
+        type=Path,
+        metavar="DIR",
+        help="write the game records of the first --record-deals deals of every pair (every rotation) as JSON "
+        "under DIR, for replays (python -m trash_env.rendering.media)",
+    )
+    parser.add_argument("--record-deals", type=int, default=10, help="deals per pair whose records are saved")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument(
         "--exact",
@@ -119,10 +127,17 @@ def check_arguments(args: argparse.Namespace) -> Any:
     at_least("--workers", args.workers, 1)
     at_least("--seed", args.seed, 0)
     at_least("--bootstrap", args.bootstrap, 0)
+    at_least("--record-deals", args.record_deals, 1)
     for flag in ("json", "csv", "plot"):
         files.check_output_path(f"--{flag}", getattr(args, flag))
+    if args.save_records is not None:
+        if args.save_records.exists() and not args.save_records.is_dir():
+            raise ValueError(f"--save-records {str(args.save_records)!r} is a file; give a folder")
+        files.check_output_path("--save-records", args.save_records / "record.json")
     config = build_config(args)
     if args.exact:
+        if args.save_records is not None:
+            raise ValueError("--save-records saves played games; --exact plays none")
         if args.game != "help_your_neighbor" or config.num_players != 2:
             raise ValueError(
                 "--exact evaluates two-player Help Your Neighbor (the solved game): add --game help_your_neighbor"
@@ -176,7 +191,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_csv(args.csv, results)
     if args.plot:
         plot_ratings(args.plot, summary, settings)
+    if args.save_records is not None:
+        count = save_records(config, args)
+        print(f"wrote {count} game records under {args.save_records}")
     return 0
+
+
+def save_records(config: Any, args: argparse.Namespace) -> int:
+    """The records of the first ``--record-deals`` deals of every pair, as
+    ``DIR/<agent>_vs_<agent>/deal_<d>_rotation_<r>.json``; the number written."""
+    import re
+
+    from agents.evaluation import record_deals
+    from trash_env.records import save_record
+
+    deals = range(min(args.record_deals, args.deals))
+    count = 0
+    for pair in round_robin(args.agents):
+        folder = args.save_records / "_vs_".join(re.sub(r"[^A-Za-z0-9.=-]+", "_", spec) for spec in pair)
+        for record in record_deals(config, pair, deals, args.seed, not args.independent):
+            where = record["evaluation"]
+            save_record(record, folder / f"deal_{where['deal']}_rotation_{where['rotation']}.json")
+            count += 1
+    return count
 
 
 def exact_main(args: argparse.Namespace, config: Any) -> int:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -64,19 +64,30 @@ def play_game(
     agent_rngs: Sequence[np.random.Generator],
     deal: Any = None,
     observer: Any = None,
+    log: list[tuple[int, bool, dict[int, float] | None]] | None = None,
 ) -> Any:
     """Play one game on its rules core (Trash or Help Your Neighbor, by ``config``);
     ``agents[seat]`` is asked at each real choice (R13, R14). ``deal`` is a deck
-    for Trash, stacked dice for Help Your Neighbor, or None."""
+    for Trash, stacked dice for Help Your Neighbor, or None. ``log``, if given, gets every action
+    in order as (action, forced, the agent's action probabilities or None)."""
     game: Game = game_of(config)
     observer = observer or game.make_observer(config)
     state = game.new_game(config, rng, deal)
-    game.play_forced(state, rng)
+    forced: list[int] | None = [] if log is not None else None
+    game.play_forced(state, rng, forced)
     while not state.over:
+        if log is not None:
+            log += [(action, True, None) for action in forced]
+            forced.clear()
         seat = state.current
-        action = agents[seat].act(SeatView(state, seat, observer, game), agent_rngs[seat])
+        view = SeatView(state, seat, observer, game)
+        action = agents[seat].act(view, agent_rngs[seat])
+        if log is not None:
+            log.append((action, False, agents[seat].action_probabilities(view)))
         game.apply_action(state, action, rng)  # an illegal action is an error, never replaced
-        game.play_forced(state, rng)
+        game.play_forced(state, rng, forced)
+    if log is not None:
+        log += [(action, True, None) for action in forced]
     return state
 
 
@@ -90,6 +101,32 @@ def _agent_seed(seed: int, deal: int, rotation: int, seat: int, num_players: int
     return [seed, deal, (seat + rotation) % num_players, 7]
 
 
+def _games(
+    config: Any, pair: tuple[str, str], deals: Sequence[int], seed: int, duplicate: bool
+) -> Iterator[tuple[int, int, list[str], list[int], np.random.Generator, Any, list[np.random.Generator]]]:
+    """Every game of ``pair`` on ``deals``: (deal, rotation, the spec in each seat, the deal's seed,
+    its generator, the deal, the agents' generators)."""
+    game = game_of(config)
+    n = config.num_players
+    base = lineup(pair, n)
+    for number in deals:
+        for rotation in range(n):
+            deal_seed = _deal_seed(seed, number, rotation, duplicate)
+            rng = np.random.default_rng(deal_seed)
+            deal = game.new_deal(config, rng)
+            agent_rngs = [np.random.default_rng(_agent_seed(seed, number, rotation, seat, n)) for seat in range(n)]
+            yield number, rotation, base[rotation:] + base[:rotation], deal_seed, rng, deal, agent_rngs
+
+
+def _make_agents(config: Any, pair: tuple[str, str], prebuilt: dict[str, Agent] | None) -> dict[str, Agent]:
+    prebuilt = prebuilt or {}
+    name = game_of(config).name
+    agents = {spec: prebuilt[spec] if spec in prebuilt else make_agent(spec, name) for spec in pair}
+    for agent in agents.values():
+        agent.check_config(config)
+    return agents
+
+
 def play_deals(
     config: Any,
     pair: tuple[str, str],
@@ -100,29 +137,52 @@ def play_deals(
 ) -> list[GameResult]:
     """Every rotation of ``pair``'s lineup on each deal in ``deals``. Agents are made
     from their specs, except those given in ``prebuilt`` (spec -> agent)."""
-    prebuilt = prebuilt or {}
     game = game_of(config)
-    agents = {spec: prebuilt[spec] if spec in prebuilt else make_agent(spec, game.name) for spec in pair}
-    for agent in agents.values():
-        agent.check_config(config)
+    agents = _make_agents(config, pair, prebuilt)
     observer = game.make_observer(config)
-    base = lineup(pair, config.num_players)
-    n = config.num_players
     results = []
-    for number in deals:
-        for rotation in range(n):
-            seats = base[rotation:] + base[:rotation]
-            deal_seed = _deal_seed(seed, number, rotation, duplicate)
-            rng = np.random.default_rng(deal_seed)
-            deal = game.new_deal(config, rng)
-            agent_rngs = [np.random.default_rng(_agent_seed(seed, number, rotation, seat, n)) for seat in range(n)]
-            state = play_game(config, [agents[spec] for spec in seats], rng, agent_rngs, deal, observer)
-            results.append(
-                GameResult(
-                    pair, number, rotation, tuple(seats), tuple(game.returns(state)), state.turn, state.truncated
-                )
-            )
+    for number, rotation, seats, _, rng, deal, agent_rngs in _games(config, pair, deals, seed, duplicate):
+        state = play_game(config, [agents[spec] for spec in seats], rng, agent_rngs, deal, observer)
+        results.append(
+            GameResult(pair, number, rotation, tuple(seats), tuple(game.returns(state)), state.turn, state.truncated)
+        )
     return results
+
+
+def record_deals(
+    config: Any,
+    pair: tuple[str, str],
+    deals: Sequence[int],
+    seed: int,
+    duplicate: bool = True,
+    prebuilt: dict[str, Agent] | None = None,
+) -> list[dict[str, Any]]:
+    """The game records (:mod:`trash_env.records`) of the games :func:`play_deals` plays, played
+    again on the rules core: the same games whichever engine the evaluation used. Each record also
+    names the agent in each seat (``players``) and holds each decision's action probabilities
+    where the agent has them (``probabilities``: learned policies), for replays
+    (:mod:`trash_env.rendering.media`)."""
+    from trash_env import records
+
+    game = game_of(config)
+    agents = _make_agents(config, pair, prebuilt)
+    observer = game.make_observer(config)
+    out = []
+    for number, rotation, seats, deal_seed, rng, deal, agent_rngs in _games(config, pair, deals, seed, duplicate):
+        log: list[tuple[int, bool, dict[int, float] | None]] = []
+        state = play_game(config, [agents[spec] for spec in seats], rng, agent_rngs, deal, observer, log)
+        actions = [action for action, _, _ in log]
+        if game.name == "trash":
+            record = records.make_record(config, deal_seed, list(deal), False, actions, state)
+        else:
+            record = records.make_neighbor_record(config, deal_seed, [], state, actions)
+        record["players"] = [f"{agents[spec].name}" for spec in seats]
+        record["probabilities"] = [
+            None if p is None else {str(a): round(v, 6) for a, v in p.items()} for _, _, p in log
+        ]
+        record["evaluation"] = {"pairing": list(pair), "deal": number, "rotation": rotation, "seed": seed}
+        out.append(record)
+    return out
 
 
 VECTORISABLE = ("random", "greedy", "counter")  # the engine's own baselines (training opponents, TrashVecEnv)

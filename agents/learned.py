@@ -308,6 +308,17 @@ class LearnedAgent(Agent):
         """The policy's score for every action: logits (PPO family) or Q-values (DQN)."""
         return self.preferences_batch(np.asarray(observation).reshape(1, -1))[0]
 
+    def action_probabilities(self, view: SeatView) -> dict[int, float] | None:
+        """The policy's distribution over the legal actions (a softmax of its logits restricted to
+        them, as a masked policy samples). It acts greedily on it (:meth:`act`). None for DQN and
+        QR-DQN, whose scores are values, not probabilities."""
+        if hasattr(self.policy, "q_net") or hasattr(self.policy, "quantile_net"):
+            return None
+        legal = view.legal_actions
+        logits = self.preferences(view.observation)[legal].astype(np.float64)
+        weights = np.exp(logits - logits.max())
+        return {int(a): float(w) for a, w in zip(legal, weights / weights.sum(), strict=True)}
+
     def act(self, view: SeatView, rng: np.random.Generator) -> int:
         scores = self.preferences(view.observation)
         legal = view.legal_actions

@@ -2,9 +2,10 @@
 
     python benchmarks/bench_render.py            # a 3-player Trash match table and a 3-player HYN table
 
-Prints milliseconds per frame: the SVG (svgwrite), then PNG bytes with resvg-py (a Rust wheel, no
-system libraries) and with CairoSVG (needs the system's libcairo), with the system's fonts and with
-one font file only, and the decode to an (H, W, 3) uint8 array with Pillow.
+Prints milliseconds per frame: the SVG (drawsvg), then PNG bytes with resvg-py (a Rust wheel, no
+system libraries) with the shipped font subset (what ``rgb_array`` uses) and with every system font,
+with CairoSVG (a peer; it needs the system's libcairo, so it is not a dependency), and the decode to
+an (H, W, 3) uint8 array with Pillow, then a whole ``env.render()``.
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ from collections.abc import Callable
 import numpy as np
 
 from trash_env import help_your_neighbor_v0, trash_v0
+from trash_env.rendering.image import FONTS
 from trash_env.rendering.svg import neighbor_svg, trash_svg
-
-FONTS = ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"]
 
 
 def per_call(function: Callable[[], object], repeats: int = 20) -> float:
@@ -30,7 +30,7 @@ def per_call(function: Callable[[], object], repeats: int = 20) -> float:
 
 
 def played(module, steps: int, **kwargs):
-    env = module.env(**kwargs)
+    env = module.env(render_mode="rgb_array", **kwargs)
     env.reset(seed=3)
     rng = np.random.default_rng(0)
     for i, _ in enumerate(env.agent_iter()):
@@ -38,11 +38,10 @@ def played(module, steps: int, **kwargs):
         if i == steps:
             break
         env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
-    return env.unwrapped.game_state
+    return env
 
 
-def measure(name: str, draw: Callable, state: object) -> None:
-    import cairosvg
+def measure(name: str, draw: Callable, state: object, env: object) -> None:
     import resvg_py
     from PIL import Image
 
@@ -50,13 +49,20 @@ def measure(name: str, draw: Callable, state: object) -> None:
     png = bytes(resvg_py.svg_to_bytes(svg_string=svg))
     shape = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).shape
     print(f"{name} ({shape[1]} x {shape[0]} pixels)")
-    print(f"  SVG (svgwrite)                  {per_call(lambda: draw(state)):7.1f} ms")
-    print(f"  resvg-py, system fonts          {per_call(lambda: resvg_py.svg_to_bytes(svg_string=svg)):7.1f} ms")
-    two_fonts = lambda: resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=FONTS)  # noqa: E731
-    print(f"  resvg-py, two font files        {per_call(two_fonts):7.1f} ms")
-    print(f"  CairoSVG                        {per_call(lambda: cairosvg.svg2png(bytestring=svg.encode())):7.1f} ms")
+    print(f"  SVG (drawsvg)                    {per_call(lambda: draw(state)):7.1f} ms")
+    shipped = lambda: resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=FONTS)  # noqa: E731
+    print(f"  resvg-py, the shipped fonts      {per_call(shipped):7.1f} ms")
+    print(f"  resvg-py, every system font      {per_call(lambda: resvg_py.svg_to_bytes(svg_string=svg)):7.1f} ms")
+    try:
+        import cairosvg
+
+        cairo = per_call(lambda: cairosvg.svg2png(bytestring=svg.encode()))
+        print(f"  CairoSVG (peer, system libcairo) {cairo:7.1f} ms")
+    except (ImportError, OSError) as error:
+        print(f"  CairoSVG (peer): not available ({type(error).__name__})")
     decode = lambda: np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))  # noqa: E731
-    print(f"  PNG to (H, W, 3) uint8 (Pillow) {per_call(decode):7.1f} ms")
+    print(f"  PNG to (H, W, 3) uint8 (Pillow)  {per_call(decode):7.1f} ms")
+    print(f"  env.render(), rgb_array, in all  {per_call(env.render):7.1f} ms")
 
 
 def main() -> None:
@@ -64,8 +70,8 @@ def main() -> None:
         "trash, 3 players, match": (trash_svg, played(trash_v0, 60, num_players=3, match=True)),
         "help your neighbor, 3 players": (neighbor_svg, played(help_your_neighbor_v0, 40, num_players=3)),
     }
-    for name, (draw, state) in tables.items():
-        measure(name, draw, state)
+    for name, (draw, env) in tables.items():
+        measure(name, draw, env.unwrapped.game_state, env)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from agents.evaluate import main
 from agents.evaluation import GameResult, lineup, play_deals, run_tournament
 from agents.stats import Interval, agent_summaries, fit_ratings, pair_summaries, seat_breakdown, summarize
 from trash_env.config import RulesConfig, make_config
+from trash_env.neighbor import NeighborConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 T_975_4 = 2.7764451051977987  # Student t, 97.5% quantile, 4 degrees of freedom
@@ -327,6 +328,12 @@ def test_cli_as_a_module() -> None:
         (["greedy", "random", "--num-players", "9"], "num_players=9 is out of range"),
         (["greedy", "greedy"], "at least two distinct agents"),
         (["greedy", "random", "--deals", "0"], "deals must be at least 1"),
+        (["greedy", "random", "--record-deals", "0"], "--record-deals must be at least 1"),
+        (["greedy", "random", "--save-records", "README.md"], "--save-records 'README.md' is a file; give a folder"),
+        (
+            ["random", "heuristic", "--game", "help_your_neighbor", "--exact", "--save-records", "records"],
+            "--save-records saves played games; --exact plays none",
+        ),
     ],
 )
 def test_cli_bad_input_exits_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -359,3 +366,57 @@ def test_cli_needs_two_agents(capsys: pytest.CaptureFixture[str]) -> None:
         main(["greedy", "--deals", "2"])
     assert excinfo.value.code == 2
     assert "name at least two agents" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("cfg", "pair"),
+    [
+        (make_config("pagat", num_players=2, match=True), ("greedy", "random")),
+        (make_config("jokers", num_players=3), ("counter", "random")),
+        (NeighborConfig(num_players=3), ("heuristic", "random")),
+    ],
+)
+def test_records_hold_the_games_the_evaluation_played(cfg, pair) -> None:
+    """``record_deals``: one record per game of :func:`play_deals` (every rotation of every deal),
+    each replaying to that game's rewards (R10, R12), whichever engine the evaluation used, and
+    naming the agent in each seat."""
+    from trash_env.games import game_of
+    from trash_env.records import replay
+
+    results = evaluation.run_pairings(cfg, [pair], 3, seed=9)
+    records = evaluation.record_deals(cfg, pair, range(3), 9)
+    assert len(records) == len(results) == 3 * cfg.num_players
+    game = game_of(cfg)
+    for record, result in zip(records, results, strict=True):
+        assert (record["evaluation"]["deal"], record["evaluation"]["rotation"]) == (result.deal, result.rotation)
+        assert tuple(game.returns(replay(record))) == result.rewards == tuple(record["returns"])
+        assert record["players"] == list(result.seats)
+        assert len(record["probabilities"]) == len(record["actions"])
+
+
+def test_a_learned_policys_records_hold_its_probabilities(tmp_path: Path) -> None:
+    """A learned policy's decisions carry its probability of every legal action (summing to 1); a
+    baseline's carry none; forced moves carry none."""
+    pytest.importorskip("torch")
+    from trash_env.core import legal_actions
+    from trash_env.records import replay
+
+    policy = str(ROOT / "policies" / "standard_2p_maskable_ppo.zip")
+    argv = ["greedy", policy, "--deals", "3", "--record-deals", "2", "--save-records", str(tmp_path), "--quiet"]
+    assert main(argv) == 0
+    paths = sorted(tmp_path.glob("*/*.json"))
+    assert [p.name for p in paths] == [f"deal_{d}_rotation_{r}.json" for d in range(2) for r in range(2)]
+    for path in paths:
+        record = json.loads(path.read_text())
+        learner = record["players"].index(policy)
+        seats: list[tuple[int, list[int]]] = []
+        replay(record, lambda state, index, action, seats=seats: seats.append((state.current, legal_actions(state))))
+        given = 0
+        for (seat, legal), chances in zip(seats, record["probabilities"]):  # the position before each action
+            if chances is None:
+                assert seat != learner or len(legal) == 1
+                continue
+            given += 1
+            assert seat == learner and sorted(int(a) for a in chances) == sorted(legal)
+            assert math.isclose(sum(chances.values()), 1.0, abs_tol=1e-4)
+        assert given > 0

@@ -103,36 +103,57 @@ def test_the_single_agent_env_renders_pictures() -> None:
     assert picture.shape[2] == 3 and picture.dtype == np.uint8
 
 
-def test_a_replay_holds_every_move_of_its_record(tmp_path) -> None:
-    """The HTML replay and the GIF of a recorded game: one frame for the deal and one per action of the
-    record (forced moves included), each move named; the HTML is one file with no external resource."""
-    pytest.importorskip("resvg_py")
+def random_record(module, seed: int, **kwargs) -> tuple[dict, int]:
+    """A random game's record, and how many real choices it had (the env plays forced moves itself)."""
+    env = module.env(**kwargs)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(0)
+    choices = 0
+    for _ in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        done = terminated or truncated
+        choices += not done
+        env.step(None if done else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    return env.unwrapped.game_record(), choices
+
+
+def page_frames(page: str) -> list[dict]:
     import json
     import re
 
+    return json.loads(re.search(r"const frames = (\[.*?\]);\n", page, re.S).group(1).replace("<\\/", "</"))
+
+
+@pytest.mark.parametrize("module", [trash_v0, help_your_neighbor_v0])
+def test_a_replay_holds_every_move_of_its_record(tmp_path, module) -> None:
+    """The HTML replay and the GIF of a recorded game: one frame for the start and one per action of the
+    record (forced moves included, and marked: R13, R14), each move named with its mover; the HTML is
+    one file with no external resource."""
+    pytest.importorskip("resvg_py")
+    import json
+
     from PIL import Image
 
-    from trash_env.core import action_name
+    from trash_env.games import game_of
     from trash_env.rendering.media import main
 
-    env = trash_v0.env()
-    env.reset(seed=4)
-    rng = np.random.default_rng(0)
-    for _ in env.agent_iter():
-        observation, _, terminated, truncated, _ = env.last()
-        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
-    record = env.unwrapped.game_record()
+    record, choices = random_record(module, 4, num_players=3)
     (tmp_path / "game.json").write_text(json.dumps(record))
-    assert (
-        main([str(tmp_path / "game.json"), "--html", str(tmp_path / "game.html"), "--gif", str(tmp_path / "game.gif")])
-        == 0
-    )
-    page = (tmp_path / "game.html").read_text()
-    frames = json.loads(re.search(r"const frames = (\[.*?\]);\n", page, re.S).group(1).replace("<\\/", "</"))
+    html, gif = tmp_path / "game.html", tmp_path / "game.gif"
+    assert main([str(tmp_path / "game.json"), "--html", str(html), "--gif", str(gif)]) == 0
+    page = html.read_text()
+    frames = page_frames(page)
     assert len(frames) == len(record["actions"]) + 1
-    assert [move for move, _ in frames[1:]] == [
-        f"move {i + 1}: {action_name(a)}" for i, a in enumerate(record["actions"])
-    ]
+    assert sum(not f["forced"] for f in frames[1:]) == choices  # every other move was forced
+    game = game_of(module.env().unwrapped.config)
+    for i, (frame, action) in enumerate(zip(frames[1:], record["actions"], strict=True)):
+        assert frame["label"].startswith(f"move {i + 1}: player_")
+        assert game.action_name(action) in frame["label"]
+        assert frame["label"].endswith("(forced)") == frame["forced"]
     assert "http" not in page.replace("http://www.w3.org", "")
-    with Image.open(tmp_path / "game.gif") as gif:
-        assert gif.n_frames == len(frames)
+    with Image.open(gif) as picture:  # Pillow merges equal consecutive frames, adding their durations
+        durations = []
+        for k in range(picture.n_frames):
+            picture.seek(k)
+            durations.append(picture.info["duration"])
+    assert sum(durations) == len(frames) * 500  # 2 positions a second

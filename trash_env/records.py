@@ -29,14 +29,24 @@ GAME_NAME = "trash_v0"
 
 
 def make_record(
-    config: RulesConfig, seed: int, deck: list[int], deck_given: bool, actions: list[int], state: GameState
+    config: RulesConfig,
+    seed: int | list[int],
+    deck: list[int],
+    deck_given: bool,
+    actions: list[int],
+    state: GameState,
 ) -> dict[str, Any]:
-    """A JSON-serialisable record of one episode (``state`` is where it stands now)."""
+    """A JSON-serialisable record of one episode (``state`` is where it stands now).
+
+    Records may carry optional fields that replay ignores and pictures show
+    (:mod:`trash_env.rendering.media`): ``players`` (a name per seat) and ``probabilities`` (per
+    action, None or the acting policy's probability of each legal action, ``{"action": p}``).
+    """
     return {
         "game": GAME_NAME,
         "version": RECORD_VERSION,
         "config": config.to_dict(),
-        "seed": int(seed),
+        "seed": _seed(seed),
         "deck": [int(c) for c in deck],
         "deck_source": "given" if deck_given else "shuffled",
         "actions": [int(a) for a in actions],
@@ -47,9 +57,7 @@ def make_record(
     }
 
 
-def replay(
-    record: dict[str, Any], on_step: Callable[[Any, int, int], None] | None = None
-) -> GameState | NeighborState:
+def replay(record: dict[str, Any], on_step: Callable[[Any, int, int], None] | None = None) -> GameState | NeighborState:
     """Play a record's actions from its deal (or dice) and return the final state. ``on_step(state,
     index, action)``, if given, is called at the start (index and action -1) and after each action
     (the pictures of a replay).
@@ -96,13 +104,24 @@ def _check_record(
     if missing:
         raise ValueError(f"game record is missing {missing}")
     seed = record["seed"]
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"game record seed must be a non-negative integer, got {seed!r}")
+    if not _is_seed(seed):
+        raise ValueError(f"game record seed must be a non-negative integer or a list of them, got {seed!r}")
     for field in lists:
         if not isinstance(record[field], list):
             raise ValueError(f"game record {field} must be a list, got {type(record[field]).__name__}")
     if not isinstance(record["config"], dict):
         raise ValueError(f"game record config must be a dict of {fields} fields")
+
+
+def _is_seed(seed: Any) -> bool:
+    """A non-negative int, or a non-empty list of them (NumPy seeds a generator from either; the
+    evaluation's games are seeded by lists)."""
+    items = seed if isinstance(seed, list) and seed else [seed]
+    return all(isinstance(item, int) and not isinstance(item, bool) and item >= 0 for item in items)
+
+
+def _seed(seed: Any) -> int | list[int]:
+    return [int(item) for item in seed] if isinstance(seed, (list, tuple)) else int(seed)
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
@@ -124,16 +143,16 @@ NEIGHBOR_RECORD_VERSION = 1
 
 
 def make_neighbor_record(
-    config: NeighborConfig, seed: int, dice: list[int], state: NeighborState, actions: list[int]
+    config: NeighborConfig, seed: int | list[int], dice: list[int], state: NeighborState, actions: list[int]
 ) -> dict[str, Any]:
     """A JSON-serialisable record of one Help Your Neighbor game: its seed, the
     stacked dice it started with, every action (forced rolls included) and, as a
-    check, every total rolled."""
+    check, every total rolled (optional fields as in :func:`make_record`)."""
     return {
         "game": NEIGHBOR_GAME_NAME,
         "version": NEIGHBOR_RECORD_VERSION,
         "config": config.to_dict(),
-        "seed": int(seed),
+        "seed": _seed(seed),
         "dice": [int(t) for t in dice],
         "actions": [int(a) for a in actions],
         "rolls": list(state.rolls),

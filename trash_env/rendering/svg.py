@@ -1,14 +1,19 @@
-"""The table drawn as SVG, the one source of every picture (images and videos are rasterised from it).
+"""The table drawn as SVG, the one source of every picture (images, videos, replays and the browser
+page are made from it), with drawsvg (the ``render`` extra).
 
-Only public information is drawn (R2, R15): a face-down slot shows a card back. Work in progress
-(issue 15): Trash's table; Help Your Neighbor's comes next.
+Only public information is drawn (R2, R15): a face-down slot shows a card back, the stock a count.
+Trash: every seat's layout (face down, filled, filled by a wild marked ``*``, and dashed outlines for
+slots a match has taken away, R9), the held card, the stock and the discard pile with their sizes,
+whose turn it is and in which phase, the final round (R6), hands won and layout sizes in a match.
+Help Your Neighbor (R12): every seat's markers (uncovered: a light disc with its total; covered: a
+dark one), how many each still has to cover, the last roll and who covered it through the
+privilege of helping a neighbour.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import svgwrite
+from typing import Any
 
 from trash_env.config import MAX_LAYOUT
 from trash_env.core import DRAW, FACE_DOWN, OVER, PHASE_NAMES, RANK_NAMES, GameState
@@ -27,35 +32,50 @@ COLOURS = {
     "red": "#b3261e",
     "text": "#f4f4ee",
     "turn": "#ffd54a",
+    "covered": "#7f93c9",
 }
 
 
-def _card(drawing: svgwrite.Drawing, x: float, y: float, rank: int | None, wild: bool = False) -> None:
+def _drawing(width: float, height: float) -> Any:
+    try:
+        import drawsvg
+    except ImportError as error:
+        raise ImportError(f"drawing tables needs the render extra: pip install -e '.[render]' ({error})") from None
+    drawing = drawsvg.Drawing(width, height)
+    drawing.append(drawsvg.Rectangle(0, 0, width, height, fill=COLOURS["table"]))
+    return drawing
+
+
+def _rect(drawing: Any, x: float, y: float, w: float, h: float, **style: Any) -> None:
+    import drawsvg
+
+    drawing.append(drawsvg.Rectangle(x, y, w, h, **style))
+
+
+def _card(drawing: Any, x: float, y: float, rank: int | None, wild: bool = False) -> None:
     """A card at (x, y): face up with its rank (``wild``: a wild card standing in a slot), or its
     back when ``rank`` is None."""
     if rank is None:
-        drawing.add(drawing.rect((x, y), (CARD_W, CARD_H), rx=4, fill=COLOURS["back"], stroke="#ffffff"))
-        drawing.add(drawing.rect((x + 4, y + 4), (CARD_W - 8, CARD_H - 8), rx=2, fill="none", stroke="#8fa8e8"))
+        _rect(drawing, x, y, CARD_W, CARD_H, rx=4, fill=COLOURS["back"], stroke="#ffffff")
+        _rect(drawing, x + 4, y + 4, CARD_W - 8, CARD_H - 8, rx=2, fill="none", stroke="#8fa8e8")
         return
     fill = COLOURS["wild"] if wild else COLOURS["face"]
-    drawing.add(drawing.rect((x, y), (CARD_W, CARD_H), rx=4, fill=fill, stroke="#444444"))
+    _rect(drawing, x, y, CARD_W, CARD_H, rx=4, fill=fill, stroke="#444444")
     label = RANK_NAMES[rank] + ("*" if wild else "")
     colour = COLOURS["red"] if rank in (1, 3, 5, 7, 9, 11, 13) else COLOURS["ink"]
-    drawing.add(
-        drawing.text(
-            label, insert=(x + CARD_W / 2, y + CARD_H / 2 + 6), text_anchor="middle", font_size=17,
-            font_family=FONT, font_weight="bold", fill=colour,
-        )
-    )  # fmt: skip
+    _text(drawing, label, x + CARD_W / 2, y + CARD_H / 2 + 6, 17, text_anchor="middle", font_weight="bold", fill=colour)
 
 
-def _empty(drawing: svgwrite.Drawing, x: float, y: float) -> None:
-    """A slot no longer in the layout (R9: layouts shrink in a match)."""
-    drawing.add(drawing.rect((x, y), (CARD_W, CARD_H), rx=4, fill="none", stroke="#9fc9ae", stroke_dasharray="4,3"))
+def _empty(drawing: Any, x: float, y: float) -> None:
+    """A slot no longer in the layout (R9: layouts shrink in a match), or an empty pile."""
+    _rect(drawing, x, y, CARD_W, CARD_H, rx=4, fill="none", stroke="#9fc9ae", stroke_dasharray="4,3")
 
 
-def _text(drawing: svgwrite.Drawing, text: str, x: float, y: float, size: int = 14, **extra: str) -> None:
-    drawing.add(drawing.text(text, insert=(x, y), font_size=size, font_family=FONT, fill=COLOURS["text"], **extra))
+def _text(drawing: Any, text: str, x: float, y: float, size: int = 14, **extra: Any) -> None:
+    import drawsvg
+
+    style = {"font_family": FONT, "fill": COLOURS["text"], **extra}
+    drawing.append(drawsvg.Text(text, size, x, y, **style))
 
 
 def trash_svg(state: GameState, names: Sequence[str] | None = None) -> str:
@@ -63,8 +83,7 @@ def trash_svg(state: GameState, names: Sequence[str] | None = None) -> str:
     n = state.num_players
     names = list(names) if names is not None else [f"player_{i}" for i in range(n)]
     height = TOP + n * ROW + 16
-    drawing = svgwrite.Drawing(size=(WIDTH, height), profile="full")
-    drawing.add(drawing.rect((0, 0), (WIDTH, height), fill=COLOURS["table"]))
+    drawing = _drawing(WIDTH, height)
     config = state.config
     if state.phase == OVER:
         if state.truncated:
@@ -100,10 +119,8 @@ def trash_svg(state: GameState, names: Sequence[str] | None = None) -> str:
         turn = seat == state.current and state.phase != OVER
         _text(drawing, names[seat], 14, y + CARD_H / 2 + 5, 14, font_weight="bold" if turn else "normal")
         if turn:
-            drawing.add(
-                drawing.rect((LEFT - 5, y - 5), (MAX_LAYOUT * (CARD_W + GAP) + 4, CARD_H + 10), rx=6,
-                             fill="none", stroke=COLOURS["turn"], stroke_width=3)
-            )  # fmt: skip
+            w = MAX_LAYOUT * (CARD_W + GAP) + 4
+            _rect(drawing, LEFT - 5, y - 5, w, CARD_H + 10, rx=6, fill="none", stroke=COLOURS["turn"], stroke_width=3)
         for slot in range(MAX_LAYOUT):
             cx = LEFT + slot * (CARD_W + GAP)
             if slot >= state.sizes[seat]:
@@ -120,7 +137,7 @@ def trash_svg(state: GameState, names: Sequence[str] | None = None) -> str:
         if seat in state.hand_winners:
             notes.append("completed")
         _text(drawing, "; ".join(notes), LEFT + MAX_LAYOUT * (CARD_W + GAP) + 8, y + CARD_H / 2 + 5, 12)
-    return drawing.tostring()
+    return drawing.as_svg()
 
 
 MARKER = 40
@@ -128,16 +145,17 @@ MARKER = 40
 
 def neighbor_svg(state: NeighborState, names: Sequence[str] | None = None) -> str:
     """A Help Your Neighbor table as an SVG document (R12): per seat its ten markers (a covered marker
-    is dark, an uncovered one shows its total), whose turn it is, the last roll and who used it
-    through the privilege."""
+    is dark with its total dimmed, an uncovered one light with its total), whose turn it is, the last
+    roll and who covered it through the privilege, and who used the privilege last."""
+    import drawsvg
+
     from trash_env import neighbor
 
     n = state.num_players
     names = list(names) if names is not None else [f"player_{i}" for i in range(n)]
     width = LEFT + neighbor.NUM_MARKERS * (MARKER + GAP) + 130
     height = TOP + n * (MARKER + 22) + 10
-    drawing = svgwrite.Drawing(size=(width, height), profile="full")
-    drawing.add(drawing.rect((0, 0), (width, height), fill=COLOURS["table"]))
+    drawing = _drawing(width, height)
     if state.over:
         header = f"Help Your Neighbor - over after {state.turn} turns: "
         header += "a draw (max_turns)" if state.truncated else f"won by {names[state.winners[0]]}"
@@ -148,28 +166,25 @@ def neighbor_svg(state: NeighborState, names: Sequence[str] | None = None) -> st
     if state.roll:
         last = f"last roll: {state.roll} by {names[state.roller]}"
         if state.roll == neighbor.SEVEN:
-            last += " - a 7 uncovers a marker"
+            last += ", a 7: uncover a marker"
         elif state.helper != neighbor.NOBODY:
-            last += f" - covered by {names[state.helper]} (help your neighbor)"
-        _text(drawing, last, 14, 56, 15)
+            last += f", covered by {names[state.helper]} (helping a neighbour)"
+        _text(drawing, last, 14, 50, 14)
+    if state.privileged != neighbor.NOBODY:
+        _text(drawing, f"the privilege was last used by {names[state.privileged]}", 14, 72, 13)
     for seat in range(n):
         y = TOP + seat * (MARKER + 22)
         turn = seat == state.current and not state.over
         _text(drawing, names[seat], 14, y + MARKER / 2 + 5, 14, font_weight="bold" if turn else "normal")
         if turn:
-            drawing.add(
-                drawing.rect((LEFT - 5, y - 5), (neighbor.NUM_MARKERS * (MARKER + GAP) + 4, MARKER + 10), rx=6,
-                             fill="none", stroke=COLOURS["turn"], stroke_width=3)
-            )  # fmt: skip
+            w = neighbor.NUM_MARKERS * (MARKER + GAP) + 4
+            _rect(drawing, LEFT - 5, y - 5, w, MARKER + 10, rx=6, fill="none", stroke=COLOURS["turn"], stroke_width=3)
         for j, (total, covered) in enumerate(zip(neighbor.TOTALS, state.covered[seat], strict=True)):
             cx = LEFT + j * (MARKER + GAP) + MARKER / 2
             fill = COLOURS["back"] if covered else COLOURS["face"]
-            drawing.add(drawing.circle((cx, y + MARKER / 2), MARKER / 2, fill=fill, stroke="#ffffff"))
-            if not covered:
-                drawing.add(
-                    drawing.text(str(total), insert=(cx, y + MARKER / 2 + 6), text_anchor="middle", font_size=16,
-                                 font_family=FONT, font_weight="bold", fill=COLOURS["ink"])
-                )  # fmt: skip
+            drawing.append(drawsvg.Circle(cx, y + MARKER / 2, MARKER / 2, fill=fill, stroke="#ffffff"))
+            ink = COLOURS["covered"] if covered else COLOURS["ink"]
+            _text(drawing, str(total), cx, y + MARKER / 2 + 6, 16, text_anchor="middle", font_weight="bold", fill=ink)
         x = LEFT + neighbor.NUM_MARKERS * (MARKER + GAP) + 8
         _text(drawing, f"{state.left[seat]} to cover", x, y + MARKER / 2 + 5, 12)
-    return drawing.tostring()
+    return drawing.as_svg()
