@@ -149,6 +149,37 @@ def play_deals(
     return results
 
 
+def record_game(
+    config: Any,
+    agents: Sequence[Agent],
+    deal_seed: int | list[int],
+    agent_rngs: Sequence[np.random.Generator],
+    observer: Any = None,
+) -> dict[str, Any]:
+    """Play one game seeded by ``deal_seed`` on the rules core, as the evaluation does
+    (``agents[seat]`` in each seat), and return its record (:mod:`trash_env.records`). The record
+    also names the agent in each seat (``players``) and holds each decision's action
+    probabilities where the agent has them (``probabilities``: learned policies), for replays
+    (:mod:`trash_env.rendering.media`)."""
+    from trash_env import records
+
+    game = game_of(config)
+    rng = np.random.default_rng(deal_seed)
+    deal = game.new_deal(config, rng)
+    log: list[tuple[int, bool, dict[int, float] | None]] = []
+    state = play_game(config, agents, rng, agent_rngs, deal, observer, log)
+    actions = [action for action, _, _ in log]
+    if game.name == "trash":
+        record = records.make_record(config, deal_seed, list(deal), False, actions, state)
+    else:
+        record = records.make_neighbor_record(config, deal_seed, [], state, actions)
+    record["players"] = [agent.name for agent in agents]
+    record["probabilities"] = [
+        None if p is None else {str(a): round(v, 6) for a, v in p.items()} for _, _, p in log
+    ]
+    return record
+
+
 def record_deals(
     config: Any,
     pair: tuple[str, str],
@@ -157,29 +188,14 @@ def record_deals(
     duplicate: bool = True,
     prebuilt: dict[str, Agent] | None = None,
 ) -> list[dict[str, Any]]:
-    """The game records (:mod:`trash_env.records`) of the games :func:`play_deals` plays, played
-    again on the rules core: the same games whichever engine the evaluation used. Each record also
-    names the agent in each seat (``players``) and holds each decision's action probabilities
-    where the agent has them (``probabilities``: learned policies), for replays
-    (:mod:`trash_env.rendering.media`)."""
-    from trash_env import records
-
-    game = game_of(config)
+    """The records (:func:`record_game`) of the games :func:`play_deals` plays, played again on
+    the rules core: the same games whichever engine the evaluation used, each with where it
+    stands in the evaluation (``evaluation``: pairing, deal, rotation, seed)."""
     agents = _make_agents(config, pair, prebuilt)
-    observer = game.make_observer(config)
+    observer = game_of(config).make_observer(config)
     out = []
-    for number, rotation, seats, deal_seed, rng, deal, agent_rngs in _games(config, pair, deals, seed, duplicate):
-        log: list[tuple[int, bool, dict[int, float] | None]] = []
-        state = play_game(config, [agents[spec] for spec in seats], rng, agent_rngs, deal, observer, log)
-        actions = [action for action, _, _ in log]
-        if game.name == "trash":
-            record = records.make_record(config, deal_seed, list(deal), False, actions, state)
-        else:
-            record = records.make_neighbor_record(config, deal_seed, [], state, actions)
-        record["players"] = [f"{agents[spec].name}" for spec in seats]
-        record["probabilities"] = [
-            None if p is None else {str(a): round(v, 6) for a, v in p.items()} for _, _, p in log
-        ]
+    for number, rotation, seats, deal_seed, _, _, agent_rngs in _games(config, pair, deals, seed, duplicate):
+        record = record_game(config, [agents[spec] for spec in seats], deal_seed, agent_rngs, observer)
         record["evaluation"] = {"pairing": list(pair), "deal": number, "rotation": rotation, "seed": seed}
         out.append(record)
     return out

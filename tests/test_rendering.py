@@ -157,3 +157,91 @@ def test_a_replay_holds_every_move_of_its_record(tmp_path, module) -> None:
             picture.seek(k)
             durations.append(picture.info["duration"])
     assert sum(durations) == len(frames) * 500  # 2 positions a second
+
+
+def test_record_writes_a_game_and_its_pictures(tmp_path) -> None:
+    """``python -m agents.record``: the record replays to its result, the same seed gives the same
+    game, and the replay and GIF are written (R3: seat 0 plays first, the agents in the order named)."""
+    pytest.importorskip("resvg_py")
+    import json
+
+    from agents.record import main
+    from trash_env.core import returns
+    from trash_env.records import replay
+
+    argv = ["greedy", "counter", "--preset", "pagat", "--seed", "5"]
+    assert main([*argv, "--json", str(tmp_path / "a.json"), "--html", str(tmp_path / "a.html")]) == 0
+    assert main([*argv, "--json", str(tmp_path / "b.json"), "--gif", str(tmp_path / "b.gif")]) == 0
+    first, second = (json.loads((tmp_path / f"{k}.json").read_text()) for k in "ab")
+    assert first == second and first["players"] == ["greedy", "counter"]
+    assert returns(replay(first)) == first["returns"]
+    assert len(page_frames((tmp_path / "a.html").read_text())) == len(first["actions"]) + 1
+    assert (tmp_path / "b.gif").read_bytes()[:6] == b"GIF89a"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["greedy", "random"], "name at least one output"),
+        (["greedy", "random", "--json", "x.json", "--num-players", "1"], "num_players=1 is out of range"),
+        (["greedy", "random", "counter", "--json", "x.json", "--num-players", "2"], "3 agents named for 2 seats"),
+        (["greedy", "minimax", "--json", "x.json"], "unknown agent 'minimax'"),
+        (["random", "random", "--game", "help_your_neighbor", "--match", "--json", "x.json"], "no matches"),
+        (["greedy", "random", "--html", "."], "is a folder"),
+        (["greedy", "random", "--gif", "x.gif", "--fps", "0"], "--fps must be above 0"),
+        (["greedy", "policies/none.zip", "--json", "x.json"], "does not exist"),
+    ],
+)
+def test_record_bad_arguments_exit_2(tmp_path, monkeypatch, capsys, argv, message) -> None:
+    from agents.record import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m agents.record: error: ") and message in err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "argv", "message"),
+    [
+        (None, ["--html", "out.html"], "is not a file"),
+        ("{not json", ["--html", "out.html"], "is not a JSON game record"),
+        ('{"game": "chess"}', ["--html", "out.html"], "not a trash_v0 or help_your_neighbor_v0 game record"),
+        ('{"game": "trash_v0"}', [], "name at least one output"),
+    ],
+)
+def test_replay_command_refuses_a_bad_record(tmp_path, monkeypatch, capsys, content, argv, message) -> None:
+    """``python -m trash_env.rendering.media``: a missing, unreadable or corrupt record is one error line
+    and exit 2, and nothing is written."""
+    from trash_env.rendering.media import main
+
+    monkeypatch.chdir(tmp_path)
+    if content is not None:
+        (tmp_path / "record.json").write_text(content)
+    assert main(["record.json", *argv]) == 2
+    assert message in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ([] if content is None else ["record.json"])
+
+
+def test_gymnasiums_record_video_records_the_single_agent_env(tmp_path) -> None:
+    """Gymnasium's own RecordVideo wrapper writes an MP4 of ``TrashSingleAgent-v0`` (``rgb_array``,
+    ``render_fps``), as the README's video was made."""
+    pytest.importorskip("resvg_py")
+    pytest.importorskip("moviepy")
+    import gymnasium
+
+    import trash_env  # noqa: F401  (registers the ids)
+
+    env = gymnasium.make("TrashSingleAgent-v0", render_mode="rgb_array")
+    env = gymnasium.wrappers.RecordVideo(env, str(tmp_path / "video"), disable_logger=True)
+    _, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        _, _, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+    env.close()
+    (video,) = (tmp_path / "video").glob("*.mp4")
+    assert video.stat().st_size > 1000

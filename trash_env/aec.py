@@ -198,12 +198,17 @@ class TurnBasedEnv(AECEnv, EzPickle):
         if self.render_mode == "rgb_array":
             from trash_env.rendering.image import svg_to_rgb
 
-            return svg_to_rgb(self.game.draw(self.game_state, self.possible_agents))
+            return svg_to_rgb(self.svg())
         text = self.game.render(self.game_state, self.possible_agents)
         if self.render_mode == "ansi":
             return text
         print(text + "\n")
         return None
+
+    def svg(self) -> str:
+        """The table as an SVG document (a string), whatever the render mode: the drawing
+        ``rgb_array`` rasterises (needs the ``render`` extra)."""
+        return self.game.draw(self.game_state, self.possible_agents)
 
     def close(self) -> None:
         pass

@@ -254,14 +254,22 @@ class TrashSingleAgentEnv(gymnasium.Env):
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks(), "seat": self.seat}
 
+    def svg(self) -> str:
+        """The table as an SVG document (a string), whatever the render mode; the learner's row is
+        marked. Needs the ``render`` extra, and a reset."""
+        if self.state is None:
+            raise RuntimeError("reset() the env before drawing it")
+        names = [f"player_{s}" + " (learner)" * (s == self.seat) for s in range(self.config.num_players)]
+        return self.game.draw(self.state, names)
+
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None or self.state is None:
             return None
-        names = [("learner" if s == self.seat else f"seat_{s}") for s in range(self.config.num_players)]
         if self.render_mode == "rgb_array":
             from trash_env.rendering.image import svg_to_rgb
 
-            return svg_to_rgb(self.game.draw(self.state, names))
+            return svg_to_rgb(self.svg())
+        names = [("learner" if s == self.seat else f"seat_{s}") for s in range(self.config.num_players)]
         text = self.game.render(self.state, names)
         if self.render_mode == "ansi":
             return text

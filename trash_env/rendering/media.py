@@ -36,9 +36,9 @@ class Frame:
 
 
 def short_name(name: str) -> str:
-    """A player's name short enough for the table: a policy file's stem, at most 16 characters."""
+    """A player's name short enough for the table: a policy file's stem, at most 14 characters."""
     stem = Path(name).stem if ("/" in name or name.endswith((".zip", ".json"))) else name
-    return stem if len(stem) <= 16 else stem[:15] + "~"
+    return stem if len(stem) <= 14 else stem[:13] + "~"
 
 
 def frames(record: dict[str, Any]) -> list[Frame]:

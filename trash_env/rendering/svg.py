@@ -78,6 +78,18 @@ def _text(drawing: Any, text: str, x: float, y: float, size: int = 14, **extra: 
     drawing.append(drawsvg.Text(text, size, x, y, **style))
 
 
+def _seat_name(drawing: Any, name: str, middle: float, turn: bool) -> None:
+    """A seat's name left of its row, bold on its turn; ``"player_1 (greedy)"`` on two lines, the
+    agent's name under the seat's in smaller type."""
+    weight = "bold" if turn else "normal"
+    seat, _, agent = name.partition(" (")
+    if not agent:
+        _text(drawing, name, 14, middle + 5, 14, font_weight=weight)
+        return
+    _text(drawing, seat, 14, middle - 2, 14, font_weight=weight)
+    _text(drawing, agent.removesuffix(")"), 14, middle + 14, 11, font_weight=weight)
+
+
 def trash_svg(state: GameState, names: Sequence[str] | None = None) -> str:
     """The public table of a Trash game as an SVG document (a string)."""
     n = state.num_players
@@ -117,7 +129,7 @@ def trash_svg(state: GameState, names: Sequence[str] | None = None) -> str:
     for seat in range(n):
         y = TOP + seat * ROW
         turn = seat == state.current and state.phase != OVER
-        _text(drawing, names[seat], 14, y + CARD_H / 2 + 5, 14, font_weight="bold" if turn else "normal")
+        _seat_name(drawing, names[seat], y + CARD_H / 2, turn)
         if turn:
             w = MAX_LAYOUT * (CARD_W + GAP) + 4
             _rect(drawing, LEFT - 5, y - 5, w, CARD_H + 10, rx=6, fill="none", stroke=COLOURS["turn"], stroke_width=3)
@@ -175,7 +187,7 @@ def neighbor_svg(state: NeighborState, names: Sequence[str] | None = None) -> st
     for seat in range(n):
         y = TOP + seat * (MARKER + 22)
         turn = seat == state.current and not state.over
-        _text(drawing, names[seat], 14, y + MARKER / 2 + 5, 14, font_weight="bold" if turn else "normal")
+        _seat_name(drawing, names[seat], y + MARKER / 2, turn)
         if turn:
             w = neighbor.NUM_MARKERS * (MARKER + GAP) + 4
             _rect(drawing, LEFT - 5, y - 5, w, MARKER + 10, rx=6, fill="none", stroke=COLOURS["turn"], stroke_width=3)
