@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -65,6 +66,36 @@ def test_the_trash_svg_shows_every_slot_as_the_state_has_it(kwargs) -> None:
     assert seen["wild"] and seen["held"]
     if kwargs.get("match"):
         assert seen["shrunk"], "a match should shrink a layout in three games"
+
+
+SOAK = [  # (env module, drawing, games, env options): 2,610 random games, every state drawn
+    (trash_v0, trash_svg, 1000, {"num_players": 2}),
+    (trash_v0, trash_svg, 1000, {"preset": "eight_card", "num_players": 2}),
+    (trash_v0, trash_svg, 200, {"preset": "jokers", "num_players": 6}),
+    (trash_v0, trash_svg, 10, {"preset": "pagat", "num_players": 3, "match": True}),
+    (help_your_neighbor_v0, neighbor_svg, 300, {"num_players": 2}),
+    (help_your_neighbor_v0, neighbor_svg, 100, {"num_players": 4}),
+]
+
+
+@pytest.mark.parametrize(("module", "draw", "games", "kwargs"), SOAK)
+def test_every_state_of_thousands_of_random_games_draws(module, draw, games, kwargs) -> None:
+    """Every state after every step of thousands of random games draws as well-formed SVG with one
+    row per seat; every 250th is also rasterised to an (H, W, 3) uint8 picture of the SVG's size."""
+    pytest.importorskip("drawsvg")
+    rasterise = None
+    if importlib.util.find_spec("resvg_py") is not None:
+        from trash_env.rendering.image import svg_to_rgb as rasterise
+    drawn = 0
+    for k, state in enumerate(states(module, games, 1000, **kwargs)):
+        root = ET.fromstring(draw(state))
+        texts = [element.text for element in root.iter(f"{SVG}text")]
+        assert all(f"player_{seat}" in texts for seat in range(state.num_players))
+        if rasterise is not None and k % 250 == 0:
+            picture = rasterise(draw(state))
+            assert picture.dtype == np.uint8 and picture.shape == (int(root.get("height")), int(root.get("width")), 3)
+        drawn += 1
+    assert drawn > games
 
 
 def test_the_neighbor_svg_shows_every_marker() -> None:
