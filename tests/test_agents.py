@@ -1,6 +1,6 @@
 """Tests of the agents (:mod:`agents`): the baselines, the search agent and the registry.
 
-Rules are cited by their section of ``shared/RULES.md`` (R1..R15). Agents are
+Rules are cited by their section of the rule book (``RULES.md``) (R1..R15). Agents are
 asked only at real choices (R13); games are driven by
 :func:`agents.evaluation.play_game`, or step by step on the core from stacked
 decks (tests/decks.py, R3: ``layouts[seat][slot]`` lies face down in that slot,

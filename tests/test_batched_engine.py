@@ -3,7 +3,7 @@ core step by step, parallel and serial kernels, seeding, the in-engine baselines
 :mod:`agents.baselines`, the single-agent batch (R13's first-move rule), argument validation and
 the plain-Python path without Numba.
 
-Rules are cited by their section of ``shared/RULES.md`` (R1-R10, R13). Fast mode draws its
+Rules are cited by their section of the rule book (``RULES.md``) (R1-R10, R13). Fast mode draws its
 shuffles from the engine's own generator, so the core cannot replay them: each step is predicted
 on a clone of ``batch.game_state(b)`` with a generator that records whether it was used, and the
 prediction is compared wherever no shuffle (R7 reshuffle, R9 deal) happened in between.

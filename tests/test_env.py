@@ -1,6 +1,6 @@
 """Tests of the PettingZoo environment ``trash_v0`` (:mod:`trash_env.trash`) and its wrapper.
 
-Rules are cited by their section of ``shared/RULES.md`` (R1..R15). The reference
+Rules are cited by their section of the rule book (``RULES.md``) (R1..R15). The reference
 for the wrapper is PettingZoo's own stack of classic wrappers,
 ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(raw_env, -1)))``.
 """

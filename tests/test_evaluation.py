@@ -1,7 +1,7 @@
 """Tests of evaluation: tournaments (:mod:`agents.evaluation`), their statistics
 (:mod:`agents.stats`) and the command line (:mod:`agents.evaluate`).
 
-Rules are cited by their section of ``shared/RULES.md`` (R1..R15): rewards are
+Rules are cited by their section of the rule book (``RULES.md``) (R1..R15): rewards are
 those of R10, so a 2-player hand gives +1/-1 or 0/0 on a draw. Every run is
 seeded; deal counts are small where the effect measured is large.
 """

@@ -2,7 +2,7 @@
 baseline (:mod:`agents.neighbor_baselines`), the per-game registry, duplicate evaluation, the evaluate
 command (``--game help_your_neighbor``) and ``train.py --game help_your_neighbor``.
 
-Rules are cited by their section of ``shared/RULES.md``: R12 (the dice game: a roller who can use a
+Rules are cited by their section of the rule book (``RULES.md``): R12 (the dice game: a roller who can use a
 total covers it and may roll again; otherwise the *privilege* passes to the first player after the
 roller who has the total uncovered; a 7 uncovers a marker of the roller's choice) and R14 (actions:
 0 roll, 1 end the turn, 2 + j uncover the marker of the j-th total). Positions are built on the rules

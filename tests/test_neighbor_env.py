@@ -1,7 +1,7 @@
 """Tests of the PettingZoo environment ``help_your_neighbor_v0`` (:mod:`trash_env.help_your_neighbor`)
 and of its single-agent form ``HelpYourNeighborSingleAgent-v0`` (:class:`NeighborSingleAgentEnv`).
 
-Rules are cited by their section of ``shared/RULES.md``: R12 (the dice game, its rewards and the
+Rules are cited by their section of the rule book (``RULES.md``): R12 (the dice game, its rewards and the
 turn limit), R14 (actions; forced moves are skipped as in R13, with R13's first-move rule). Scenarios
 stack the dice with ``reset(options={"dice": [...]})``; every other random event comes from a seed.
 """

@@ -1,5 +1,5 @@
 """Rule scenarios on the Help Your Neighbor core (trash_env.neighbor), each a named example
-of shared/RULES.md R12 and R14 (with the turn limit of R7).
+of the rule book (RULES.md) R12 and R14 (with the turn limit of R7).
 
 Every scenario stacks its dice (``neighbor.new_game(config, dice=[...])``: totals used in
 order) and plays them with a generator that fails if asked, so each roll is the one the

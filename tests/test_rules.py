@@ -1,4 +1,4 @@
-"""Rule scenarios on the pure core, each a named example of shared/RULES.md.
+"""Rule scenarios on the pure core, each a named example of the rule book (RULES.md).
 
 Every test cites the section it checks, deals a stacked deck (tests/decks.py,
 R3: ``layouts[seat][slot]`` lies face down in that slot, ``stock[0]`` is drawn

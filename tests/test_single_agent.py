@@ -1,7 +1,7 @@
 """Tests of the single-agent Gymnasium environment ``TrashSingleAgent-v0`` (:mod:`trash_env.single_agent`).
 
 One learner seat plays against opponents that move inside ``reset``/``step``. Rules are cited by
-their section of ``shared/RULES.md``: R10 (rewards from the learner's seat), R13 (actions, forced
+their section of the rule book (``RULES.md``): R10 (rewards from the learner's seat), R13 (actions, forced
 moves and the first-move rule), R3 (stacked decks), R8 (end of a hand), R9 (match), R7 (truncation).
 Every test is deterministic: all randomness comes from fixed seeds.
 """

@@ -1,6 +1,6 @@
 """The rules of Trash: one pure core over a mutable :class:`GameState` value.
 
-Everything here follows ``shared/RULES.md``; each function cites its section.
+Everything here follows the rule book (``RULES.md``); each function cites its section.
 The core imports only the standard library and numpy, knows nothing of
 PettingZoo or Gymnasium, and takes every random choice from a
 ``numpy.random.Generator`` passed in (R3, R7).

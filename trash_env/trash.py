@@ -23,7 +23,7 @@ takes the top discard, where the rules allow), and places the held card in
 its own slot, turning up the face-down card there, which is placed in turn,
 and so on, until the held card cannot be placed and is discarded. Kings (or
 Jacks, or Jokers) are wild. The first player whose layout is all face up wins
-the hand. The rules are those of `shared/RULES.md`; every rule is cited by its
+the hand. The rules are those of the rule book (`RULES.md`); every rule is cited by its
 section (R1..R15) in the code and the tests.
 
 The environment is a PettingZoo AEC environment. By default (`skip_forced=True`)
