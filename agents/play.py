@@ -549,7 +549,7 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
         try:
             from agents import web
         except ImportError as error:
-            missing = f" ({error.name} is not installed)" if error.name else ""
+            missing = f" ({error.name.partition('.')[0]} is not installed)" if error.name else ""
             return fail(PROG, f"--web needs the web extra: pip install 'trash-rl[web]'{missing}")
         return web.serve(config, agents, args.seed, args.host or web.DEFAULT_HOST, args.port or 0, out)
     return play(config, agents, args.seed, input_fn, out)
