@@ -17,7 +17,7 @@ $(VENV)/.installed: pyproject.toml
 	# torch first, from TORCH_INDEX if given, so that the extras below find it installed.
 	$(PY) -m pip install --quiet torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(PY) -c "import torch; print('torch', torch.__version__, '(CUDA build)' if torch.version.cuda else '(CPU build)')"
-	$(PY) -m pip install --quiet -e ".[dev,eval,bench,train,batched,rllib,render,video]"
+	$(PY) -m pip install --quiet -e ".[dev,eval,bench,train,batched,rllib,render,video,web]"
 	touch $@
 
 ## The main job: train MaskablePPO on a small budget, then print its evaluation table.

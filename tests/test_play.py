@@ -168,7 +168,7 @@ def test_every_move_is_narrated_and_the_menu_names_the_moves() -> None:
     greedy = [1, 2, 3, 4, J, 6, 7, 8, 9, 10]
     deck = stacked_deck(config, [you, greedy], stock=[7, 5, 1])
     out = io.StringIO()
-    code = play.play(config, [None, GreedyAgent()], input_fn=Script(["2"]), out=out, deck=deck)
+    code = play.play(config, [None, GreedyAgent()], input_fn=Script(["2"]), out=out, deal=deck)
     text = out.getvalue()
     assert code == 0
     lines_in_order(
@@ -202,7 +202,7 @@ def test_completion_final_round_and_next_hand_of_a_match_are_narrated() -> None:
     config = make_config(layout_size=2, match=True)
     deck = stacked_deck(config, [[2, 1], [3, 4]], stock=[1])
     out = io.StringIO()
-    code = play.play(config, [None, GreedyAgent()], input_fn=Script(out=out, autoplay=ALL), out=out, deck=deck)
+    code = play.play(config, [None, GreedyAgent()], input_fn=Script(out=out, autoplay=ALL), out=out, deal=deck)
     text = out.getvalue()
     assert code == 0
     lines_in_order(
@@ -343,7 +343,7 @@ def test_nothing_hidden_is_shown_before_your_choices(seed: int, human: int) -> N
         for stacked in (deck, moved):
             out = io.StringIO()
             script = Script(out=out, autoplay=k)  # answers k choices, then end of input at the next
-            assert play.play(config, lineup, seed, input_fn=script, out=out, deck=stacked) == 0
+            assert play.play(config, lineup, seed, input_fn=script, out=out, deal=stacked) == 0
             texts.append(out.getvalue())
         assert texts[0] == texts[1]
         shown = texts[0].rsplit("your moves:", 1)[0]
