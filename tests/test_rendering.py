@@ -276,3 +276,25 @@ def test_gymnasiums_record_video_records_the_single_agent_env(tmp_path) -> None:
     env.close()
     (video,) = (tmp_path / "video").glob("*.mp4")
     assert video.stat().st_size > 1000
+
+
+def test_svg_is_the_drawing_rgb_array_rasterises() -> None:
+    """``env.unwrapped.svg()`` (any render mode) is the SVG that ``rgb_array`` rasterises, for the AEC
+    and the single-agent envs."""
+    pytest.importorskip("resvg_py")
+    import gymnasium
+
+    from trash_env.rendering.image import svg_to_rgb
+
+    for make in (
+        lambda mode: trash_v0.env(render_mode=mode),
+        lambda mode: help_your_neighbor_v0.env(render_mode=mode, num_players=3),
+        lambda mode: gymnasium.make("TrashSingleAgent-v0", render_mode=mode),
+        lambda mode: gymnasium.make("HelpYourNeighborSingleAgent-v0", render_mode=mode),
+    ):
+        plain, drawn = make(None), make("rgb_array")
+        plain.reset(seed=3)
+        drawn.reset(seed=3)
+        svg = plain.unwrapped.svg()
+        assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
+        assert np.array_equal(svg_to_rgb(svg), drawn.render())

@@ -5,7 +5,7 @@
 |--------------------|-----------------------------------------------------------|
 | Actions            | Discrete                                                  |
 | Parallel API       | No                                                        |
-| Manual Control     | No                                                        |
+| Manual Control     | Yes (`python -m agents.play --game help_your_neighbor`)   |
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`              |
 | Agents             | 2 to 8                                                    |
 | Action Shape       | (1,)                                                      |
@@ -106,7 +106,9 @@ when it passes to another player, R12).
 max_turns=None)`
 
 - `preset`: `"standard"`, the only one (kept for the same signature as `trash_v0`).
-- `render_mode`: `None`, `"ansi"` (render returns the table as text) or `"human"` (prints it).
+- `render_mode`: `None`, `"ansi"` (render returns the table as text), `"human"` (prints it) or
+  `"rgb_array"` (render returns the drawn table as an `(H, W, 3)` uint8 array; the `render` extra).
+  `env.unwrapped.svg()` returns the same drawing as an SVG string in any mode.
 - `skip_forced`: apply forced moves automatically (R14). With `False`, every move is asked.
 - `num_players`: 2 to 8 (the published text says 3 to 8, best 4 or 5; two are allowed for training).
 - `max_turns`: the turn limit (default 1000). An invalid value is a `ValueError` naming the field.

@@ -62,7 +62,10 @@ a draw at `max_turns` (R7).
 `TrashSingleAgentEnv(preset="standard", opponents=None, learner_seat=None,
 render_mode=None, illegal_reward=-1.0, **overrides)`: `opponents` is a
 sequence of agents or callables (default: one uniformly random legal player);
-`**overrides` are rules fields as in `trash_env.env()`.
+`**overrides` are rules fields as in `trash_env.env()`. `render_mode` is `None`,
+`"ansi"`, `"human"` or `"rgb_array"` (the drawn table as an `(H, W, 3)` uint8
+array, the learner's row marked; `render_fps` is set for Gymnasium's
+`RecordVideo`); `env.unwrapped.svg()` is the same drawing as SVG.
 
 ## Version History
 

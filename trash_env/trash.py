@@ -113,7 +113,9 @@ won, or when a hand ends as a draw. It is truncated as a draw after
 `trash_env.env(preset="standard", render_mode=None, skip_forced=True, **overrides)`
 
 - `preset`: one of `standard`, `pagat`, `jokers`, `eight_card`, `seven_up` (R11).
-- `render_mode`: `None`, `"ansi"` (render returns the table as text) or `"human"` (prints it).
+- `render_mode`: `None`, `"ansi"` (render returns the table as text), `"human"` (prints it) or
+  `"rgb_array"` (render returns the drawn table as an `(H, W, 3)` uint8 array; the `render` extra).
+  `env.unwrapped.svg()` returns the same drawing as an SVG string in any mode.
 - `skip_forced`: apply forced moves automatically (R13). With `False`, every move is asked.
 - `**overrides`: any field of `trash_env.RulesConfig`: `num_players`, `layout_size`,
   `wild`, `jokers`, `discard_draw`, `final_turn`, `match`, `starter`, `num_decks`,

@@ -46,6 +46,13 @@ def _drawing(width: float, height: float) -> Any:
     return drawing
 
 
+def _document(drawing: Any) -> str:
+    """The drawing as an SVG element (no XML declaration: it is a whole file as it is, and goes
+    straight into an HTML page)."""
+    svg = drawing.as_svg()
+    return svg[svg.index("<svg") :]
+
+
 def _rect(drawing: Any, x: float, y: float, w: float, h: float, **style: Any) -> None:
     import drawsvg
 
@@ -149,7 +156,7 @@ def trash_svg(state: GameState, names: Sequence[str] | None = None) -> str:
         if seat in state.hand_winners:
             notes.append("completed")
         _text(drawing, "; ".join(notes), LEFT + MAX_LAYOUT * (CARD_W + GAP) + 8, y + CARD_H / 2 + 5, 12)
-    return drawing.as_svg()
+    return _document(drawing)
 
 
 MARKER = 40
@@ -199,4 +206,4 @@ def neighbor_svg(state: NeighborState, names: Sequence[str] | None = None) -> st
             _text(drawing, str(total), cx, y + MARKER / 2 + 6, 16, text_anchor="middle", font_weight="bold", fill=ink)
         x = LEFT + neighbor.NUM_MARKERS * (MARKER + GAP) + 8
         _text(drawing, f"{state.left[seat]} to cover", x, y + MARKER / 2 + 5, 12)
-    return drawing.as_svg()
+    return _document(drawing)
