@@ -135,23 +135,28 @@ def test_eof_at_the_first_prompt_leaves_cleanly() -> None:
     assert text.rstrip().endswith("end of input: you left the game.")
 
 
+GAMES = pytest.mark.parametrize("game", [[], ["--game", "help_your_neighbor"]], ids=["trash", "help_your_neighbor"])
+
+
+@GAMES
 @pytest.mark.parametrize("word", ["q", "quit", " Q "])
-def test_quit(word: str) -> None:
-    """``q`` or ``quit`` (any case, spaces ignored) leaves the game with exit code 0."""
-    code, text, _ = run(["--seed", "0"], [word])
+def test_quit(word: str, game: list[str]) -> None:
+    """``q`` or ``quit`` (any case, spaces ignored) leaves the game with exit code 0, in either game."""
+    code, text, _ = run([*game, "--seed", "0"], [word])
     assert code == 0
     assert text.rstrip().endswith("you left the game.")
     assert "result:" not in text
 
 
-def test_ctrl_c_leaves_cleanly() -> None:
-    """Ctrl-C at the prompt prints a message and returns 130 instead of a traceback."""
+@GAMES
+def test_ctrl_c_leaves_cleanly(game: list[str]) -> None:
+    """Ctrl-C at the prompt prints a message and returns 130 instead of a traceback, in either game."""
 
     def interrupt(prompt: str = "") -> str:
         raise KeyboardInterrupt
 
     out = io.StringIO()
-    assert play.main(["--seed", "0"], input_fn=interrupt, out=out) == 130
+    assert play.main([*game, "--seed", "0"], input_fn=interrupt, out=out) == 130
     assert out.getvalue().rstrip().endswith("interrupted: you left the game.")
 
 
@@ -317,6 +322,19 @@ def hidden_positions(state: GameState, deck: list[int]) -> list[int]:
     return positions + list(range(rest, len(deck)))
 
 
+def unseen_moved(state: GameState, deck: list[int]) -> list[int]:
+    """``deck`` with the cards unseen at ``state`` rearranged so that every unseen place (R2: the
+    face-down slots and the stock) holds another rank: sorted by rank, shifted by half."""
+    hidden = hidden_positions(state, deck)
+    order = sorted(hidden, key=lambda position: deck[position])
+    half = len(order) // 2
+    moved = deck[:]
+    for i, position in enumerate(order):
+        moved[position] = deck[order[(i + half) % len(order)]]
+    assert all(moved[position] != deck[position] for position in hidden)
+    return moved
+
+
 @pytest.mark.parametrize("human", [0, 1])
 @pytest.mark.parametrize("seed", range(4))
 def test_nothing_hidden_is_shown_before_your_choices(seed: int, human: int) -> None:
@@ -331,14 +349,7 @@ def test_nothing_hidden_is_shown_before_your_choices(seed: int, human: int) -> N
     states = choices(config, deck, seed, human, count=4)
     assert states
     for k, state in enumerate(states):
-        hidden = hidden_positions(state, deck)
-        # Each unseen place gets an unseen card of another rank: sorted by rank, shift by half.
-        order = sorted(hidden, key=lambda position: deck[position])
-        half = len(order) // 2
-        moved = deck[:]
-        for i, position in enumerate(order):
-            moved[position] = deck[order[(i + half) % len(order)]]
-        assert all(moved[position] != deck[position] for position in hidden)
+        moved = unseen_moved(state, deck)
         texts = []
         for stacked in (deck, moved):
             out = io.StringIO()

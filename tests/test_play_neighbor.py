@@ -139,21 +139,8 @@ def test_uncovering_after_a_seven_is_a_menu_of_the_covered_markers() -> None:
     )
 
 
-@pytest.mark.parametrize("word", ["q", "quit", " Q "])
-def test_quit(word: str) -> None:
-    code, text, _ = run([*HYN, "--seed", "0"], [word])
-    assert code == 0
-    assert text.rstrip().endswith("you left the game.")
-    assert "result:" not in text
-
-
-def test_ctrl_c_and_end_of_input_leave_cleanly() -> None:
-    def interrupt(prompt: str = "") -> str:
-        raise KeyboardInterrupt
-
-    out = io.StringIO()
-    assert play.main([*HYN], input_fn=interrupt, out=out) == 130
-    assert out.getvalue().rstrip().endswith("interrupted: you left the game.")
+def test_end_of_input_leaves_cleanly() -> None:
+    """(Quitting and Ctrl-C are tested for both games in test_play.py.)"""
     code, text, script = run(HYN)
     assert code == 0 and script.calls == 1
     assert text.rstrip().endswith("end of input: you left the game.")

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_play import ROOT, choices, hidden_positions
+from test_play import ROOT, choices, unseen_moved
 
 from agents import play
 from trash_env import core
@@ -426,13 +426,7 @@ def test_nothing_hidden_is_served(seed: int) -> None:
     states = choices(config, deck, seed, 0, count=4)
     assert states
     for k, state in enumerate(states):
-        hidden = hidden_positions(state, deck)
-        order = sorted(hidden, key=lambda position: deck[position])
-        half = len(order) // 2
-        moved = deck[:]
-        for i, position in enumerate(order):
-            moved[position] = deck[order[(i + half) % len(order)]]
-        assert all(moved[position] != deck[position] for position in hidden)
+        moved = unseen_moved(state, deck)
         served = transcript(deck, seed, k)
         assert served == transcript(moved, seed, k)
         backs = served[-1]["svg"].count('fill="#2b4c9b"')  # svg.COLOURS["back"]
