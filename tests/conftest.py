@@ -65,3 +65,19 @@ def next_decks(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
 
     monkeypatch.setattr(core, "shuffled_deck", take_next)
     return decks
+
+
+@pytest.fixture(autouse=True)
+def signal_handlers_restored() -> Iterator[None]:
+    """Every test leaves the process's SIGINT and SIGTERM handlers as it found them: a handler left
+    behind (SIG_IGN above all, which processes started later inherit) would change what later tests
+    and the commands they start do on Ctrl-C."""
+    import signal
+
+    before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    after = {signum: signal.getsignal(signum) for signum in before}
+    for signum, handler in before.items():
+        signal.signal(signum, handler)  # restored either way, so one leak does not fail every later test
+    changed = [signal.Signals(s).name for s in before if after[s] != before[s]]
+    assert not changed, f"the test left {', '.join(changed)} handled by {[after[s] for s in before]}"

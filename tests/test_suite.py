@@ -101,9 +101,15 @@ def test_a_tiny_sweep_runs_is_interrupted_resumes_and_reports(tmp_path: Path) ->
         "--results", str(results), "--budget-fraction", "0.01", "--workers", "2",
     ]  # fmt: skip
     log = (tmp_path / "log.txt").open("w")
-    process = subprocess.Popen([sys.executable, "-m", "agents.suite.cli", *args], cwd=ROOT, stdout=log, stderr=log)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agents.suite.cli", *args],
+        cwd=ROOT,
+        stdout=log,
+        stderr=log,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # Ctrl-C as at a terminal
+    )
     deadline = time.monotonic() + 300
-    while not list(results.rglob("seed_*.json")):
+    while not [p for p in results.rglob("seed_*.json") if ".partial" not in p.name]:  # a finished run
         assert process.poll() is None, (tmp_path / "log.txt").read_text()
         assert time.monotonic() < deadline
         time.sleep(0.2)

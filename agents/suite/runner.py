@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from trash_env.cli import worker_setup
-from trash_env.files import write_json
+from trash_env.files import PARTIAL_MARK, write_json
 from trash_env.tasks import MAX_TRAINING_SEED, Task, get_task
 
 RESULT_FORMAT = 1
@@ -198,9 +198,12 @@ def sweep(
 
 
 def load_results(results: Path) -> list[dict[str, Any]]:
-    """Every finished result file under ``results``."""
+    """Every finished result file under ``results`` (never a file still being written, whose name
+    has ``.partial``)."""
     out = []
     for path in sorted(Path(results).rglob("seed_*.json")):
+        if PARTIAL_MARK in path.name:
+            continue
         data = read_result(path)
         if data is not None:
             out.append(data)
