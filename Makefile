@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: train demo test bench clean
+.PHONY: train demo test docs bench clean
 
 # Where pip looks for torch. Empty: pip's own configuration. `pip install torch==2.13.0` gets the CPU
 # build only where pip has a CPU wheel source (as on this project's machines, a local wheel); from PyPI
@@ -17,7 +17,7 @@ $(VENV)/.installed: pyproject.toml
 	# torch first, from TORCH_INDEX if given, so that the extras below find it installed.
 	$(PY) -m pip install --quiet torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(PY) -c "import torch; print('torch', torch.__version__, '(CUDA build)' if torch.version.cuda else '(CPU build)')"
-	$(PY) -m pip install --quiet -e ".[dev,eval,bench,train,batched,rllib,render,video,web]"
+	$(PY) -m pip install --quiet -e ".[dev,eval,bench,train,batched,rllib,render,video,web,docs]"
 	touch $@
 
 ## The main job: train MaskablePPO on a small budget, then print its evaluation table.
@@ -28,10 +28,15 @@ train: $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(PY) -m trash_env.demo
 
-## The test suite (lint first, then pytest on both cores).
+## The test suite (lint first, then pytest on both cores, then the documentation site built with --strict).
 test: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -n 2
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir $(VENV)/site
+
+## Serve the documentation site at http://127.0.0.1:8000/ (rebuilt as pages change).
+docs: $(VENV)/.installed
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
 
 ## Speed figures for the README.
 bench: $(VENV)/.installed

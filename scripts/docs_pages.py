@@ -3,6 +3,7 @@
 - ``docs/environments/*.md``: each environment's page is its module's docstring (the
   PettingZoo-style page ``help(trash_env.trash)`` prints), with reST roles turned into Markdown.
 - ``docs/rules.md``: the rule book, ``RULES.md``.
+- ``docs/index.md``: the site's home page, the README (links into ``docs/`` made relative).
 
     python scripts/docs_pages.py            # rewrite the pages
     python scripts/docs_pages.py --check    # exit 1, naming the pages, if any is stale
@@ -56,9 +57,18 @@ def rules_page() -> str:
     return f"{note}\n\n{(ROOT / 'RULES.md').read_text().rstrip()}\n"
 
 
+def index_page() -> str:
+    """The README as the site's home page: its links into ``docs/`` and to the rule book made
+    relative to ``docs/``."""
+    text = (ROOT / "README.md").read_text()
+    text = re.sub(r"\]\(docs/", "](", text).replace('src="docs/', 'src="').replace("](RULES.md)", "](rules.md)")
+    return f"<!-- generated from README.md by scripts/docs_pages.py: edit README.md -->\n\n{text}"
+
+
 def pages() -> dict[Path, str]:
     out = {DOCS / page: environment_page(module, title) for page, (module, title) in ENVIRONMENTS.items()}
     out[DOCS / "rules.md"] = rules_page()
+    out[DOCS / "index.md"] = index_page()
     return out
 
 

@@ -1,12 +1,13 @@
-"""Write the README's tables from the result files they report, so no figure is typed by hand.
+"""Write the tables of the README and the docs pages from the result files they report, so no
+figure is typed by hand.
 
 A generated table stands between ``<!-- table:NAME -->`` and ``<!-- /table:NAME -->``; NAME picks
 the function below that renders it from its JSON file in ``docs/`` (or, for the benchmark tasks,
 from the task registry). The benchmark leaderboard is ``trash-bench report docs/results``'s Markdown
 (``agents.suite.report``), the same bytes.
 
-    python scripts/readme_tables.py            # rewrite README.md's generated tables
-    python scripts/readme_tables.py --check    # exit 1, naming the tables, if README.md is stale
+    python scripts/readme_tables.py            # rewrite the generated tables of README.md and docs/**/*.md
+    python scripts/readme_tables.py --check    # exit 1, naming the files and tables, if any is stale
 
 ``tests/test_readme_tables.py`` runs ``--check``: a result file changed without its table fails CI.
 """
@@ -117,9 +118,17 @@ def leaderboard() -> str:
     return markdown(collect(load_results(ROOT / "docs" / "results")))
 
 
+def leaderboard_summary() -> str:
+    """The leaderboard's across-tasks table (interquartile mean, mean, optimality gap per algorithm)."""
+    from agents.suite.report import summary
+
+    return summary(leaderboard())
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "suite-tasks": suite_tasks,
     "leaderboard": leaderboard,
+    "leaderboard-summary": leaderboard_summary,
     "neighbor-exact-pairs": neighbor_exact_pairs,
     "neighbor-exact-gaps": neighbor_exact_gaps,
     "neighbor-optimal-ladder": neighbor_optimal_ladder,
@@ -143,25 +152,32 @@ def regenerate(text: str) -> tuple[str, list[str]]:
     return PATTERN.sub(render, text), changed
 
 
+def documents() -> list[Path]:
+    """README.md and every docs page that holds a generated table."""
+    pages = sorted(path for path in (ROOT / "docs").rglob("*.md") if "<!-- table:" in path.read_text())
+    return [ROOT / "README.md", *pages]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python scripts/readme_tables.py", description=__doc__.splitlines()[0])
-    parser.add_argument("--readme", type=Path, default=ROOT / "README.md", help="the file to update")
+    parser.add_argument("files", nargs="*", type=Path, help="the files to update (default: README.md and docs/)")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a table is stale")
     args = parser.parse_args(argv)
-    text = args.readme.read_text()
-    new, changed = regenerate(text)
-    if args.check:
-        if changed:
-            print(f"{args.readme}: stale tables {', '.join(changed)}; run python scripts/readme_tables.py")
-            return 1
-        return 0
-    if changed:
+    stale = 0
+    for path in args.files or documents():
+        new, changed = regenerate(path.read_text())
+        if not changed:
+            continue
+        stale += 1
+        if args.check:
+            print(f"{path}: stale tables {', '.join(changed)}; run python scripts/readme_tables.py")
+            continue
         sys.path.insert(0, str(ROOT))
         from trash_env.files import write_text
 
-        write_text(args.readme, new)
-        print(f"{args.readme}: rewrote {', '.join(changed)}")
-    return 0
+        write_text(path, new)
+        print(f"{path}: rewrote {', '.join(changed)}")
+    return 1 if args.check and stale else 0
 
 
 if __name__ == "__main__":

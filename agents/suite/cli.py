@@ -5,7 +5,7 @@
     trash-bench run --algorithm my_module:MyAlgorithm --tasks hyn-2p --seeds 3 --results runs/bench
     trash-bench run ... --ray [ADDRESS]                        # the runs as Ray tasks (local or a cluster)
     trash-bench run ... --budget-fraction 0.01                 # smoke test: every budget and evaluation scaled
-    trash-bench report docs/results [--out DIR] [--readme README.md]
+    trash-bench report docs/results [--out DIR] [--readme docs/suite.md --readme README.md]
     trash-bench references [--tasks ...]                       # recompute the stored reference scores
 
 ``run`` skips runs whose result file exists (a stopped sweep resumes) and prints each finished run.
@@ -50,7 +50,13 @@ def build_parser() -> ArgumentParser:
     report = commands.add_parser("report", help="tables, plots and a JSON leaderboard from a results folder")
     report.add_argument("results", type=Path)
     report.add_argument("--out", type=Path, default=None, help="where to write (default: the results folder)")
-    report.add_argument("--readme", type=Path, default=None, help="splice the tables into this file's markers")
+    report.add_argument(
+        "--readme",
+        type=Path,
+        action="append",
+        default=[],
+        help="splice the tables into this Markdown file's markers (repeatable)",
+    )
     report.add_argument("--no-plots", action="store_true")
     references = commands.add_parser("references", help="recompute the tasks' stored reference scores")
     references.add_argument("--tasks", nargs="+", default=["all"])

@@ -212,19 +212,36 @@ def _save(figure: Any, path: Path) -> Path:
     return path
 
 
+SUMMARY_START, SUMMARY_END = "<!-- table:leaderboard-summary -->", "<!-- /table:leaderboard-summary -->"
+
+
+def summary(text: str) -> str:
+    """The across-tasks table of the leaderboard's Markdown ``text`` (IQM, mean, optimality gap)."""
+    start = text.index("| algorithm | tasks |")
+    return text[start : text.index("\n\n", start)] + "\n"
+
+
 def splice(readme: Path, text: str) -> None:
-    """Replace what stands between the leaderboard markers of ``readme`` with ``text``."""
+    """Replace what stands between the leaderboard markers of ``readme`` with ``text``, and between
+    its summary markers with the across-tasks table; a file with neither is a ValueError."""
     content = readme.read_text()
-    if START not in content or END not in content:
-        raise ValueError(f"{readme} has no {START} ... {END} markers for the leaderboard")
-    head, rest = content.split(START, 1)
-    _, tail = rest.split(END, 1)
-    write_text(readme, f"{head}{START}\n{text}{END}{tail}")
+    found = False
+    for start, end, body in ((START, END, text), (SUMMARY_START, SUMMARY_END, summary(text))):
+        if start in content and end in content:
+            head, rest = content.split(start, 1)
+            _, tail = rest.split(end, 1)
+            content, found = f"{head}{start}\n{body}{end}{tail}", True
+    if not found:
+        raise ValueError(f"{readme} has no {START} or {SUMMARY_START} markers for the leaderboard")
+    write_text(readme, content)
 
 
-def report(results: Path, out: Path | None = None, readme: Path | None = None, with_plots: bool = True) -> str:
+def report(
+    results: Path, out: Path | None = None, readme: Path | list[Path] | None = None, with_plots: bool = True
+) -> str:
     """Read ``results``, write ``leaderboard.md``, ``leaderboard.json`` and the plots into ``out``
-    (default: ``results``), optionally splice the Markdown into ``readme``; returns the Markdown."""
+    (default: ``results``), optionally splice the Markdown into ``readme`` (a file or several);
+    returns the Markdown."""
     grouped = collect(load_results(results))
     if not grouped:
         raise ValueError(f"{results} holds no finished result files")
@@ -234,6 +251,6 @@ def report(results: Path, out: Path | None = None, readme: Path | None = None, w
     write_json(out / "leaderboard.json", leaderboard(grouped))
     if with_plots:
         plots(grouped, out)
-    if readme is not None:
-        splice(readme, text)
+    for path in [readme] if isinstance(readme, Path) else readme or []:
+        splice(path, text)
     return text
