@@ -36,10 +36,10 @@ def make_agent(spec: str, game: str = "trash") -> Agent:
     """An agent of ``game`` from its spec: a baseline name, optionally with
     ``:key=value,...`` options, or the path of a policy file saved by ``train.py`` (a ``.zip``).
 
-    >>> make_agent("greedy").name
-    'greedy'
-    >>> make_agent("heuristic", game="help_your_neighbor").name
-    'heuristic'
+        >>> make_agent("greedy").name
+        'greedy'
+        >>> make_agent("heuristic", game="help_your_neighbor").name
+        'heuristic'
     """
     game_name = get_game(game).name
     baselines = BASELINES_BY_GAME[game_name]

@@ -48,7 +48,7 @@ def environment_page(module_name: str, title: str | None) -> str:
     if not body.lstrip().startswith("# "):
         first, _, rest = body.partition("\n")
         body = f"# {title}\n\n{first}\n{rest}"
-    note = f"<!-- generated from the docstring of {source(module_name)} by scripts/docs_pages.py: edit the docstring -->"
+    note = f"<!-- generated from the docstring of {source(module_name)} by scripts/docs_pages.py: edit that -->"
     return f"{note}\n\n{body.rstrip()}\n"
 
 

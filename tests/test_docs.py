@@ -114,3 +114,20 @@ def test_a_documented_command_line_parses(argv: list[str], monkeypatch, capsys) 
             runpy.run_path(target, run_name="__main__")
     if outcome.type is SystemExit:
         assert outcome.value.code in (0, None), f"{' '.join(argv)}: {capsys.readouterr().err.strip()}"
+
+
+def test_the_docstring_examples_run() -> None:
+    """Every ``>>>`` example in the package's docstrings (shown on the API reference) runs as
+    doctest says."""
+    import doctest
+    import importlib
+
+    modules = []
+    for path in sorted([*(ROOT / "trash_env").rglob("*.py"), *(ROOT / "agents").rglob("*.py")]):
+        if ">>> " in path.read_text():
+            modules.append(".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"))
+    assert len(modules) >= 4
+    for name in modules:
+        result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, f"{name}: {result.failed} doctest(s) failed"
+        assert result.attempted > 0

@@ -1,8 +1,8 @@
 """trash-rl: the card game Trash (Garbage) as reinforcement-learning environments.
 
->>> import trash_env
->>> env = trash_env.env(preset="standard", num_players=2)
->>> env.reset(seed=0)
+    >>> import trash_env
+    >>> env = trash_env.env(preset="standard", num_players=2)
+    >>> env.reset(seed=0)
 
 The rules live in one pure core (:mod:`trash_env.core`, configured by
 :mod:`trash_env.config`); :mod:`trash_env.trash` wraps it as the PettingZoo AEC

@@ -120,8 +120,8 @@ PRESETS: dict[str, dict[str, Any]] = {
 def make_config(preset: str = "standard", **overrides: Any) -> RulesConfig:
     """A preset of R11 with any field overridden on top.
 
-    >>> make_config("pagat", num_players=3).wild
-    'J'
+        >>> make_config("pagat", num_players=3).wild
+        'J'
     """
     if preset not in PRESETS:
         raise ValueError(f"preset={preset!r} is not one of {sorted(PRESETS)}")

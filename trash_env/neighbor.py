@@ -91,8 +91,8 @@ _WHAT = "Help Your Neighbor"  # how configuration errors name this game's fields
 def make_config(preset: str = "standard", **overrides: Any) -> NeighborConfig:
     """The configuration of Help Your Neighbor; ``standard`` is its only preset.
 
-    >>> make_config(num_players=4).max_turns
-    1000
+        >>> make_config(num_players=4).max_turns
+        1000
     """
     if preset not in PRESETS:
         raise ValueError(f"preset={preset!r} is not one of {sorted(PRESETS)} (Help Your Neighbor has one)")
