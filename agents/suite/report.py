@@ -113,6 +113,12 @@ def markdown(grouped: dict[str, dict[str, list[dict[str, Any]]]]) -> str:
                 )
                 row.append(_interval(p, low, high))
             lines.append(f"| `{a}` | " + " | ".join(row) + " |")
+    lines += ["", "Compute: each algorithm's runs and their wall times summed (W workers take about 1/W of it):"]
+    lines += ["", "| algorithm | runs | wall time of its runs |", "|---|---|---|"]
+    for algorithm in algorithms:
+        runs = [r for per in grouped[algorithm].values() for r in per]
+        seconds = sum(r["wall_seconds"] for r in runs)
+        lines.append(f"| `{algorithm}` | {len(runs)} | {seconds:,.0f} s ({seconds / 3600:.1f} h) |")
     return "\n".join(lines) + "\n"
 
 
