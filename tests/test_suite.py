@@ -337,11 +337,19 @@ def test_snapshots_in_the_batched_vector_env_only_play_legal_moves() -> None:
 
 @pytest.mark.parametrize(
     ("task", "algorithm"),
-    [("trash-standard-2p", "maskable_ppo"), ("hyn-2p", "dqn"), ("trash-standard-2p-selfplay", "maskable_ppo")],
+    [
+        ("trash-standard-2p", "maskable_ppo"),
+        ("trash-standard-2p-selfplay", "maskable_ppo"),
+        ("trash-pagat-2p", "maskable_ppo_selfplay"),
+        ("trash-standard-2p", "ppo"),
+        ("hyn-2p", "a2c"),
+        ("hyn-2p", "dqn"),
+        ("trash-standard-2p", "qrdqn"),
+    ],
 )
 def test_a_run_repeated_gives_the_same_result_file(tmp_path: Path, task: str, algorithm: str) -> None:
-    """Seeded end to end: the same (task, algorithm, seed) at a tiny budget twice writes the same result
-    file, apart from its timing (``wall_seconds``)."""
+    """Seeded end to end, for every algorithm of the reference leaderboard: the same (task, algorithm,
+    seed) at a tiny budget twice writes the same result file, apart from its timing (``wall_seconds``)."""
     from agents.suite.runner import run_one
 
     first = run_one(task, algorithm, 3, str(tmp_path / "one"), fraction=0.01)
