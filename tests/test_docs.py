@@ -83,6 +83,7 @@ class Parsed(Exception):  # noqa: N818 (a signal, not an error)
 COMMANDS = command_lines()
 
 
+@pytest.mark.filterwarnings("ignore:.*found in sys.modules after import of package:RuntimeWarning")  # runpy, harmless
 @pytest.mark.parametrize("argv", [argv for _, argv in COMMANDS], ids=[f"{w}: {' '.join(a)}" for w, a in COMMANDS])
 def test_a_documented_command_line_parses(argv: list[str], monkeypatch, capsys) -> None:
     """Each command line of the docs is accepted by its command's argument parser (a renamed or
