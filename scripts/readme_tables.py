@@ -93,12 +93,11 @@ def suite_tasks() -> str:
 
     rows = []
     for task in TASKS.values():
-        rules = ", ".join([task.preset] + [f"{key}={value}" for key, value in task.rules.items()])
         anchors = task.reference_scores
         rows.append(
             [
                 f"`{task.name}` v{task.version}",
-                rules if task.game == "trash" else f"Help Your Neighbor, {rules.split(', ', 1)[1]}",
+                task.rules_text,
                 " ".join(f"`{o}`" if o != "self-play" else "self-play only" for o in task.opponents),
                 f"{task.budget:,}",
                 f"`{task.reference}`",

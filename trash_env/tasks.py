@@ -65,6 +65,13 @@ class Task:
     def num_players(self) -> int:
         return int(self.rules.get("num_players", 2))
 
+    @property
+    def rules_text(self) -> str:
+        """The rules in a few words: ``"pagat, num_players=4, match=True"``; Help Your Neighbor, whose
+        only preset is its standard game, is named instead of its preset."""
+        fields = [f"{key}={value}" for key, value in self.rules.items()]
+        return ", ".join([self.preset if self.game == "trash" else "Help Your Neighbor", *fields])
+
     def config(self) -> Any:
         """The task's rules configuration (R11, or R12 for Help Your Neighbor)."""
         from trash_env.games import get_game

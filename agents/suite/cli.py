@@ -71,12 +71,11 @@ def list_tasks() -> None:
     for column in ("task", "v", "game", "rules", "trained against", "budget", "reference", "tests"):
         table.add_column(column)
     for task in TASKS.values():
-        rules = ", ".join([task.preset] + [f"{k}={v}" for k, v in task.rules.items()])
         table.add_row(
             task.name,
             str(task.version),
             task.game,
-            rules,
+            task.rules_text,
             " ".join(task.opponents),
             f"{task.budget:,}",
             task.reference,
