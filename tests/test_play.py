@@ -31,6 +31,7 @@ from trash_env.render import render_table
 ROOT = Path(__file__).resolve().parent.parent
 J, Q, K = 11, 12, 13
 ALL = 10**6  # autoplay to the end of the game
+HYN = ["--game", "help_your_neighbor"]  # the arguments that choose Help Your Neighbor
 
 
 class Script:
@@ -135,7 +136,7 @@ def test_eof_at_the_first_prompt_leaves_cleanly() -> None:
     assert text.rstrip().endswith("end of input: you left the game.")
 
 
-GAMES = pytest.mark.parametrize("game", [[], ["--game", "help_your_neighbor"]], ids=["trash", "help_your_neighbor"])
+GAMES = pytest.mark.parametrize("game", [[], HYN], ids=["trash", "help_your_neighbor"])
 
 
 @GAMES
@@ -379,11 +380,26 @@ def test_nothing_hidden_is_shown_before_your_choices(seed: int, human: int) -> N
         (["--seed", "-1"], "--seed must be a non-negative integer"),
         (["--seed", "x"], "argument --seed: invalid int value: 'x'"),
         (["--opponents"], "argument --opponents: expected at least one argument"),
+        ([*HYN, "--preset", "pagat"], "--preset is an option of Trash (R9, R11); help_your_neighbor has no presets"),
+        ([*HYN, "--preset", "standard"], "--preset is an option of Trash"),
+        ([*HYN, "--match"], "--match is an option of Trash (R9, R11)"),
+        ([*HYN, "--opponents", "greedy"], "unknown agent 'greedy' for help_your_neighbor"),
+        (["--opponents", "heuristic"], "unknown agent 'heuristic' for trash"),
+        ([*HYN, "--num-players", "3", "--opponents", "optimal"], "agent 'optimal' is the solved game of two players"),
+        ([*HYN, "--num-players", "9"], "num_players=9 is out of range (2..8)"),
+        ([*HYN, "--seat", "2"], "--seat 2 is out of range: seats are 0..1 with 2 players"),
+        ([*HYN, "--seed", "-3"], "--seed must be a non-negative integer"),
+        (["--game", "chess"], "argument --game: invalid choice: 'chess'"),
+        ([*HYN, "--port", "8000"], "--host and --port are options of --web"),
+        (["--host", "0.0.0.0"], "--host and --port are options of --web"),
+        (["--web", "--port", "70000"], "--port must be 0 (a free port) to 65535, got 70000"),
+        (["--web", "--port", "-1"], "--port must be 0 (a free port) to 65535, got -1"),
     ],
 )
 def test_bad_arguments_exit_2_with_a_message(argv: list[str], message: str, capsys: pytest.CaptureFixture) -> None:
-    """Bad presets, configurations, agents and seats end with exit code 2 and a one-line
-    error on stderr (after argparse's usage line for its own errors), never a traceback."""
+    """Bad presets, configurations, agents and seats, of either game (R9, R11, R12), and --web's
+    options end with exit code 2 and a one-line error on stderr (after argparse's usage line for
+    its own errors), never a traceback."""
     code, text, script = run(argv)
     err = capsys.readouterr().err
     assert code == 2

@@ -12,14 +12,12 @@ import re
 import subprocess
 import sys
 
-import pytest
-from test_play import ALL, ROOT, Script, last_menu, lines_in_order, run
+from test_play import ALL, HYN, ROOT, Script, last_menu, lines_in_order, run
 
 from agents import play
 from agents.neighbor_baselines import NeighborHeuristic
 from trash_env import neighbor
 
-HYN = ["--game", "help_your_neighbor"]
 HEURISTIC = "player_1 (heuristic)"
 PROMPT = re.escape(play.PROMPT)
 
@@ -157,33 +155,7 @@ def test_opponents_seats_and_players() -> None:
     assert "against player_1 (random), player_2 (random) and player_3 (random);" in text
 
 
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [
-        ([*HYN, "--preset", "pagat"], "--preset is an option of Trash (R9, R11); help_your_neighbor has no presets"),
-        ([*HYN, "--preset", "standard"], "--preset is an option of Trash"),
-        ([*HYN, "--match"], "--match is an option of Trash (R9, R11)"),
-        ([*HYN, "--opponents", "greedy"], "unknown agent 'greedy' for help_your_neighbor"),
-        (["--opponents", "heuristic"], "unknown agent 'heuristic' for trash"),
-        ([*HYN, "--num-players", "3", "--opponents", "optimal"], "agent 'optimal' is the solved game of two players"),
-        ([*HYN, "--num-players", "9"], "num_players=9 is out of range (2..8)"),
-        ([*HYN, "--seat", "2"], "--seat 2 is out of range: seats are 0..1 with 2 players"),
-        ([*HYN, "--seed", "-3"], "--seed must be a non-negative integer"),
-        (["--game", "chess"], "argument --game: invalid choice: 'chess'"),
-        ([*HYN, "--port", "8000"], "--host and --port are options of --web"),
-        (["--host", "0.0.0.0"], "--host and --port are options of --web"),
-        (["--web", "--port", "70000"], "--port must be 0 (a free port) to 65535, got 70000"),
-        (["--web", "--port", "-1"], "--port must be 0 (a free port) to 65535, got -1"),
-    ],
-)
-def test_bad_arguments_exit_2_with_a_message(argv: list[str], message: str, capsys: pytest.CaptureFixture) -> None:
-    code, text, script = run(argv)
-    err = capsys.readouterr().err
-    assert code == 2
-    assert script.calls == 0 and text == ""
-    last = err.strip().splitlines()[-1]
-    assert last.startswith("trash-play: error: ") and message in last, err
-    assert "Traceback" not in err
+# The bad arguments of Help Your Neighbor (and of --web) are in test_play.py's table.
 
 
 def test_module_entry_point_with_piped_input() -> None:
