@@ -103,19 +103,23 @@ def _agent_seed(seed: int, deal: int, rotation: int, seat: int, num_players: int
 
 def _games(
     config: Any, pair: tuple[str, str], deals: Sequence[int], seed: int, duplicate: bool
-) -> Iterator[tuple[int, int, list[str], list[int], np.random.Generator, Any, list[np.random.Generator]]]:
+) -> Iterator[tuple[int, int, list[str], list[int], list[np.random.Generator]]]:
     """Every game of ``pair`` on ``deals``: (deal, rotation, the spec in each seat, the deal's seed,
-    its generator, the deal, the agents' generators)."""
-    game = game_of(config)
+    the agents' generators)."""
     n = config.num_players
     base = lineup(pair, n)
     for number in deals:
         for rotation in range(n):
             deal_seed = _deal_seed(seed, number, rotation, duplicate)
-            rng = np.random.default_rng(deal_seed)
-            deal = game.new_deal(config, rng)
             agent_rngs = [np.random.default_rng(_agent_seed(seed, number, rotation, seat, n)) for seat in range(n)]
-            yield number, rotation, base[rotation:] + base[:rotation], deal_seed, rng, deal, agent_rngs
+            yield number, rotation, base[rotation:] + base[:rotation], deal_seed, agent_rngs
+
+
+def _dealt(config: Any, deal_seed: int | list[int]) -> tuple[np.random.Generator, Any]:
+    """A game's generator, seeded by ``deal_seed``, and the deal drawn from it first (a deck for
+    Trash, R3; nothing for Help Your Neighbor, whose dice come from the generator as it goes)."""
+    rng = np.random.default_rng(deal_seed)
+    return rng, game_of(config).new_deal(config, rng)
 
 
 def _make_agents(config: Any, pair: tuple[str, str], prebuilt: dict[str, Agent] | None) -> dict[str, Agent]:
@@ -141,7 +145,8 @@ def play_deals(
     agents = _make_agents(config, pair, prebuilt)
     observer = game.make_observer(config)
     results = []
-    for number, rotation, seats, _, rng, deal, agent_rngs in _games(config, pair, deals, seed, duplicate):
+    for number, rotation, seats, deal_seed, agent_rngs in _games(config, pair, deals, seed, duplicate):
+        rng, deal = _dealt(config, deal_seed)
         state = play_game(config, [agents[spec] for spec in seats], rng, agent_rngs, deal, observer)
         results.append(
             GameResult(pair, number, rotation, tuple(seats), tuple(game.returns(state)), state.turn, state.truncated)
@@ -164,8 +169,7 @@ def record_game(
     from trash_env import records
 
     game = game_of(config)
-    rng = np.random.default_rng(deal_seed)
-    deal = game.new_deal(config, rng)
+    rng, deal = _dealt(config, deal_seed)
     log: list[tuple[int, bool, dict[int, float] | None]] = []
     state = play_game(config, agents, rng, agent_rngs, deal, observer, log)
     actions = [action for action, _, _ in log]
@@ -194,7 +198,7 @@ def record_deals(
     agents = _make_agents(config, pair, prebuilt)
     observer = game_of(config).make_observer(config)
     out = []
-    for number, rotation, seats, deal_seed, _, _, agent_rngs in _games(config, pair, deals, seed, duplicate):
+    for number, rotation, seats, deal_seed, agent_rngs in _games(config, pair, deals, seed, duplicate):
         record = record_game(config, [agents[spec] for spec in seats], deal_seed, agent_rngs, observer)
         record["evaluation"] = {"pairing": list(pair), "deal": number, "rotation": rotation, "seed": seed}
         out.append(record)
