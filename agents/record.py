@@ -30,6 +30,7 @@ from trash_env import files
 from trash_env.cli import ArgumentParser, at_least, fail
 from trash_env.config import PRESETS
 from trash_env.games import GAMES, get_game
+from trash_env.rendering import media
 
 PROG = "python -m agents.record"
 
@@ -56,8 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not (args.json or args.html or args.gif):
             raise ValueError("name at least one output: --json, --html or --gif")
         at_least("--seed", args.seed, 0)
-        if not 0 < args.fps <= 50:
-            raise ValueError(f"--fps must be above 0 and at most 50, got {args.fps}")
+        media.check_fps(args.fps)
         for flag in ("json", "html", "gif"):
             files.check_output_path(f"--{flag}", getattr(args, flag))
         game = get_game(args.game)
@@ -88,12 +88,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         save_record(record, args.json)
     if args.html or args.gif:
-        from trash_env.rendering import media
-
+        shown = media.frames(record)  # replayed and drawn once for both files
         if args.html:
-            media.write_html(record, args.html, args.fps)
+            media.write_html(record, args.html, args.fps, shown)
         if args.gif:
-            media.write_gif(record, args.gif, args.fps)
+            media.write_gif(record, args.gif, args.fps, shown)
     winners = ", ".join(f"player_{s} ({record['players'][s]})" for s in record["winners"]) or "nobody (a draw)"
     print(f"{len(record['actions'])} moves; won by {winners}")
     for flag in ("json", "html", "gif"):

@@ -11,10 +11,8 @@ legal action, where the record has them. Needs the ``render`` extra.
 
 from __future__ import annotations
 
-import argparse
 import html
 import json
-import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -72,14 +70,15 @@ def frames(record: dict[str, Any]) -> list[Frame]:
     return out
 
 
-def write_gif(record: dict[str, Any], path: str | Path, fps: float = 2.0) -> None:
-    """An animated GIF of the record, one frame per position, looping."""
+def write_gif(record: dict[str, Any], path: str | Path, fps: float = 2.0, shown: list[Frame] | None = None) -> None:
+    """An animated GIF of the record, one frame per position, looping (``shown``: its
+    :func:`frames`, if already made)."""
     from PIL import Image
 
     from trash_env.files import atomic_path
     from trash_env.rendering.image import svg_to_rgb
 
-    pictures = [Image.fromarray(svg_to_rgb(frame.svg)) for frame in frames(record)]
+    pictures = [Image.fromarray(svg_to_rgb(frame.svg)) for frame in shown or frames(record)]
     with atomic_path(path) as partial:
         pictures[0].save(
             partial, format="GIF", save_all=True, append_images=pictures[1:], duration=int(1000 / fps), loop=0
@@ -143,9 +142,10 @@ show(0);
 """
 
 
-def replay_html(record: dict[str, Any], fps: float = 2.0) -> str:
-    """The self-contained HTML replay of ``record`` (one string; no external resource)."""
-    shown = frames(record)
+def replay_html(record: dict[str, Any], fps: float = 2.0, shown: list[Frame] | None = None) -> str:
+    """The self-contained HTML replay of ``record`` (one string; no external resource; ``shown``:
+    its :func:`frames`, if already made)."""
+    shown = shown or frames(record)
     game = record.get("game", "game")
     subtitle = f"{len(shown) - 1} moves, {sum(frame.forced for frame in shown)} of them forced"
     if record.get("players"):
@@ -160,15 +160,23 @@ def replay_html(record: dict[str, Any], fps: float = 2.0) -> str:
     )
 
 
-def write_html(record: dict[str, Any], path: str | Path, fps: float = 2.0) -> None:
+def write_html(record: dict[str, Any], path: str | Path, fps: float = 2.0, shown: list[Frame] | None = None) -> None:
     from trash_env.files import write_text
 
-    write_text(path, replay_html(record, fps))
+    write_text(path, replay_html(record, fps, shown))
+
+
+def check_fps(fps: float) -> None:
+    """A ValueError naming ``--fps`` unless it is a rate a GIF and the replay can play."""
+    if not 0 < fps <= 50:
+        raise ValueError(f"--fps must be above 0 and at most 50, got {fps}")
 
 
 def main(argv: list[str] | None = None) -> int:
     """The command: 0 after writing, 2 for a bad argument or record (one line on stderr)."""
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    from trash_env.cli import ArgumentParser, fail
+
+    parser = ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("record", type=Path, help="a game record (JSON)")
     parser.add_argument("--html", type=Path, help="write a self-contained HTML replay here")
     parser.add_argument("--gif", type=Path, help="write an animated GIF here")
@@ -179,22 +187,20 @@ def main(argv: list[str] | None = None) -> int:
 
         if not (args.html or args.gif):
             raise ValueError("name at least one output: --html FILE or --gif FILE")
-        if not 0 < args.fps <= 50:
-            raise ValueError(f"--fps must be above 0 and at most 50, got {args.fps}")
+        check_fps(args.fps)
         check_output_path("--html", args.html)
         check_output_path("--gif", args.gif)
         if not args.record.is_file():
             raise ValueError(f"record {str(args.record)!r} is not a file")
         record = load_record(args.record)
-        frames(record)  # replays it: a record that does not replay is refused before anything is written
+        shown = frames(record)  # replays it: a record that does not replay is refused before anything is written
     except (ValueError, TypeError, KeyError) as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return 2
+        return fail(PROG, error)
     if args.html:
-        write_html(record, args.html, args.fps)
+        write_html(record, args.html, args.fps, shown)
         print(f"wrote {args.html}")
     if args.gif:
-        write_gif(record, args.gif, args.fps)
+        write_gif(record, args.gif, args.fps, shown)
         print(f"wrote {args.gif}")
     return 0
 
