@@ -298,3 +298,20 @@ def test_svg_is_the_drawing_rgb_array_rasterises() -> None:
         svg = plain.unwrapped.svg()
         assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
         assert np.array_equal(svg_to_rgb(svg), drawn.render())
+
+
+@pytest.mark.parametrize("module", ["drawsvg", "resvg_py", "PIL"])
+def test_a_picture_without_the_render_extra_names_it(monkeypatch, module) -> None:
+    """Without one of the render extra's packages, drawing or rasterising says which extra to install."""
+    import sys
+
+    from trash_env.rendering import require
+
+    env = trash_v0.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    monkeypatch.setitem(sys.modules, module, None)  # makes "import module" fail
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == module else object())
+    with pytest.raises(ImportError, match=r"render extra: pip install -e '\.\[render\]'"):
+        env.render()
+    with pytest.raises(ImportError, match=f"missing {module}"):
+        require()

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from trash_env.rendering import missing_extra
+
 FONTS = [str(Path(__file__).with_name("fonts") / name) for name in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf")]
 
 
@@ -21,9 +23,7 @@ def svg_to_png(svg: str) -> bytes:
     try:
         import resvg_py
     except ImportError as error:
-        raise ImportError(
-            f"drawing tables as images needs the render extra: pip install -e '.[render]' ({error})"
-        ) from None
+        raise missing_extra(error) from None
     return bytes(
         resvg_py.svg_to_bytes(svg_string=svg, skip_system_fonts=True, font_files=FONTS, sans_serif_family="DejaVu Sans")
     )
@@ -35,7 +35,5 @@ def svg_to_rgb(svg: str) -> np.ndarray:
     try:
         from PIL import Image
     except ImportError as error:
-        raise ImportError(
-            f"drawing tables as images needs the render extra: pip install -e '.[render]' ({error})"
-        ) from None
+        raise missing_extra(error) from None
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.uint8)

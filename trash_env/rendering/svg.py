@@ -18,6 +18,7 @@ from typing import Any
 from trash_env.config import MAX_LAYOUT
 from trash_env.core import DRAW, FACE_DOWN, OVER, PHASE_NAMES, RANK_NAMES, GameState
 from trash_env.neighbor import NeighborState
+from trash_env.rendering import missing_extra
 
 CARD_W, CARD_H, GAP = 38, 54, 6
 LEFT, TOP, ROW = 120, 92, CARD_H + 26
@@ -40,7 +41,7 @@ def _drawing(width: float, height: float) -> Any:
     try:
         import drawsvg
     except ImportError as error:
-        raise ImportError(f"drawing tables needs the render extra: pip install -e '.[render]' ({error})") from None
+        raise missing_extra(error) from None
     drawing = drawsvg.Drawing(width, height)
     drawing.append(drawsvg.Rectangle(0, 0, width, height, fill=COLOURS["table"]))
     return drawing
