@@ -159,11 +159,12 @@ def record_game(
     agents: Sequence[Agent],
     deal_seed: int | list[int],
     agent_rngs: Sequence[np.random.Generator],
+    names: Sequence[str],
     observer: Any = None,
 ) -> dict[str, Any]:
     """Play one game seeded by ``deal_seed`` on the rules core, as the evaluation does
     (``agents[seat]`` in each seat), and return its record (:mod:`trash_env.records`). The record
-    also names the agent in each seat (``players``) and holds each decision's action
+    also names the agent in each seat (``players``: ``names``, their specs) and holds each decision's action
     probabilities where the agent has them (``probabilities``: learned policies), for replays
     (:mod:`trash_env.rendering.media`)."""
     from trash_env import records
@@ -177,7 +178,7 @@ def record_game(
         record = records.make_record(config, deal_seed, list(deal), False, actions, state)
     else:
         record = records.make_neighbor_record(config, deal_seed, [], state, actions)
-    record["players"] = [agent.name for agent in agents]
+    record["players"] = list(names)
     record["probabilities"] = [
         None if p is None else {str(a): round(v, 6) for a, v in p.items()} for _, _, p in log
     ]
@@ -199,7 +200,7 @@ def record_deals(
     observer = game_of(config).make_observer(config)
     out = []
     for number, rotation, seats, deal_seed, agent_rngs in _games(config, pair, deals, seed, duplicate):
-        record = record_game(config, [agents[spec] for spec in seats], deal_seed, agent_rngs, observer)
+        record = record_game(config, [agents[spec] for spec in seats], deal_seed, agent_rngs, seats, observer)
         record["evaluation"] = {"pairing": list(pair), "deal": number, "rotation": rotation, "seed": seed}
         out.append(record)
     return out

@@ -73,7 +73,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         made = {spec: make_agent(spec, game.name) for spec in dict.fromkeys(args.agents)}
         for agent in made.values():
             agent.check_config(config)
-        seats = [made[args.agents[seat % len(args.agents)]] for seat in range(config.num_players)]
         if args.html or args.gif:
             from trash_env.rendering import require
 
@@ -81,8 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, ImportError) as error:
         return fail(PROG, error)
     rngs = [np.random.default_rng([args.seed, seat, 7]) for seat in range(config.num_players)]
-    record = record_game(config, seats, [args.seed], rngs)
-    record["players"] = [args.agents[seat % len(args.agents)] for seat in range(config.num_players)]
+    specs = [args.agents[seat % len(args.agents)] for seat in range(config.num_players)]
+    record = record_game(config, [made[spec] for spec in specs], [args.seed], rngs, specs)
     from trash_env.records import save_record
 
     if args.json:
