@@ -211,6 +211,57 @@ def test_stratified_bootstrap_resamples_within_tasks() -> None:
     assert constant == pytest.approx((0.3, 0.3, 0.3))
 
 
+def test_the_best_learner_of_each_task_and_its_gaps_to_reference_and_optimum() -> None:
+    """The report names the learner with the highest mean on each task and its gaps (issue 14,
+    "how far the best learned policy is from the reference and the optimum")."""
+    from agents.suite import report
+
+    def runs(*scores: float) -> list[dict[str, Any]]:
+        return [{"seed": i, "final": {"normalized": s}} for i, s in enumerate(scores)]
+
+    grouped = {
+        "a": {"hyn-2p": runs(0.5, 0.7), "trash-standard-2p": runs(1.02, 1.02)},
+        "b": {"hyn-2p": runs(0.8, 0.8), "trash-standard-2p": runs(0.9, 0.9)},
+    }
+    baselines = {"hyn-2p": {"optimal": 1.0, "heuristic": 0.89}, "trash-standard-2p": {"greedy": 1.0}}
+    rows = report.best_per_task(grouped, ["trash-standard-2p", "hyn-2p"], baselines)
+    table = [line for line in rows if line.startswith("| `")]
+    assert table == [
+        "| `trash-standard-2p` | `a` | 1.02 [1.02, 1.02] | -0.02 | - |",
+        "| `hyn-2p` | `b` | 0.80 [0.80, 0.80] | 0.20 | 0.20 |",
+    ]
+
+
+def test_an_algorithm_has_one_colour_in_every_plot_even_where_others_are_missing(monkeypatch, tmp_path) -> None:
+    """An algorithm that ran only some tasks must not shift the others' colours in the per-task
+    panels (the legend is the figure's, one entry per algorithm)."""
+    pytest.importorskip("matplotlib")
+    from agents.suite import report
+
+    def runs(task: str, score: float) -> list[dict[str, Any]]:
+        budget = TASKS[task].budget
+        curve = [{"timesteps": int(f * budget), "normalized": score * f} for f in TASKS[task].eval_points]
+        return [{"task": task, "seed": 0, "budget": budget, "curve": curve, "final": {"normalized": score}}]
+
+    grouped = {
+        "a": {"hyn-2p": runs("hyn-2p", 0.5), "hyn-4p": runs("hyn-4p", 0.6)},
+        "b": {"hyn-4p": runs("hyn-4p", 0.7)},  # only on the second task
+        "c": {"hyn-2p": runs("hyn-2p", 0.8), "hyn-4p": runs("hyn-4p", 0.9)},
+    }
+    figures = []
+    monkeypatch.setattr(report, "_save", lambda figure, path, rect=None: figures.append(figure) or path)
+    report.plots(grouped, tmp_path)
+    colours: dict[str, set] = {}
+    for figure in figures:
+        for axes in figure.axes:
+            for line in axes.get_lines():
+                colours.setdefault(line.get_label().split(" (")[0], set()).add(line.get_color())
+    assert set(colours) == {"a", "b", "c"} and all(len(c) == 1 for c in colours.values()), colours
+    assert len({next(iter(c)) for c in colours.values()}) == 3
+    per_task = figures[1]
+    assert [t.get_text() for t in per_task.legends[0].get_texts()] == ["a", "b", "c"]
+
+
 # --------------------------------------------------------------------------
 # Any algorithm
 

@@ -44,6 +44,11 @@ def _interval(point: float, low: float, high: float) -> str:
     return f"{point:.2f} [{low:.2f}, {high:.2f}]"
 
 
+def _gap(value: float) -> str:
+    """``value`` to two decimals, with no "-0.00" for a gap that rounds to nothing."""
+    return f"{value:.2f}" if round(value, 2) != 0 else "0.00"
+
+
 def baseline_scores() -> dict[str, dict[str, float]]:
     """task -> baseline name -> its normalised score (from the stored reference scores)."""
     out: dict[str, dict[str, float]] = {}
@@ -89,6 +94,7 @@ def markdown(grouped: dict[str, dict[str, list[dict[str, Any]]]]) -> str:
         "(95% Student-t interval over seeds; number of seeds in parentheses; baselines: one evaluation each.)",
         "",
     ]
+    lines += best_per_task(grouped, tasks, baselines)
     lines += ["Across tasks (stratified bootstrap over seeds, 95% intervals):", ""]
     lines.append("| algorithm | tasks | " + " | ".join(aggregate.AGGREGATES) + " |")
     lines.append("|---|---|" + "---|" * len(aggregate.AGGREGATES))
@@ -120,6 +126,24 @@ def markdown(grouped: dict[str, dict[str, list[dict[str, Any]]]]) -> str:
         seconds = sum(r["wall_seconds"] for r in runs)
         lines.append(f"| `{algorithm}` | {len(runs)} | {seconds:,.0f} s ({seconds / 3600:.1f} h) |")
     return "\n".join(lines) + "\n"
+
+
+def best_per_task(
+    grouped: dict[str, dict[str, list[dict[str, Any]]]], tasks: list[str], baselines: dict[str, dict[str, float]]
+) -> list[str]:
+    """Per task, the learner with the highest mean score, and how far it is from the reference agent
+    (normalised 1) and from the optimum where the task has one (its ``optimal`` baseline)."""
+    lines = ["Best learned policy on each task, and its gap to the reference agent and to the optimum:", ""]
+    lines += ["| task | best learner | score | gap to reference | gap to optimum |", "|---|---|---|---|---|"]
+    for task in tasks:
+        scores = {a: final_scores({task: per[task]})[task] for a, per in grouped.items() if task in per}
+        best = max(scores, key=lambda a: (scores[a].mean(), a))
+        m, low, high, n = aggregate.per_task({task: scores[best]})[task]
+        optimal = baselines.get(task, {}).get("optimal")
+        score = _interval(m, low, high) if n > 1 else f"{m:.2f}"
+        gaps = [_gap(1 - m), _gap(optimal - m) if optimal is not None else "-"]
+        lines.append(f"| `{task}` | `{best}` | {score} | " + " | ".join(gaps) + " |")
+    return lines + ["", "(A negative gap: the learner scores above the reference.)", ""]
 
 
 def leaderboard(grouped: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str, Any]:
@@ -160,15 +184,18 @@ def plots(grouped: dict[str, dict[str, list[dict[str, Any]]]], folder: Path) -> 
     import matplotlib.pyplot as plt
 
     written = []
-    figure, axes = plt.subplots(figsize=(7, 4))
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colour = {algorithm: cycle[i % len(cycle)] for i, algorithm in enumerate(grouped)}  # one per algorithm
+    label = {algorithm: f"{algorithm} ({len(per)} tasks)" for algorithm, per in grouped.items()}
+    figure, axes = plt.subplots(figsize=(9.5, 4))
     for algorithm, per in grouped.items():
         profile = aggregate.performance_profile(final_scores(per), THRESHOLDS)
-        axes.plot(THRESHOLDS, profile, label=algorithm)
+        axes.plot(THRESHOLDS, profile, label=label[algorithm], color=colour[algorithm])
     axes.set_xlabel("normalised score tau")
     axes.set_ylabel("fraction of runs with score > tau")
     axes.set_title("performance profiles (final policies, every task and seed)")
     axes.grid(alpha=0.3)
-    axes.legend()
+    axes.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     written.append(_save(figure, folder / "performance_profiles.png"))
     tasks = [t for t in TASKS if any(t in per for per in grouped.values())]
     columns = 3
@@ -178,16 +205,19 @@ def plots(grouped: dict[str, dict[str, list[dict[str, Any]]]], folder: Path) -> 
         for algorithm, per in grouped.items():
             if task in per:
                 fractions, values = _curves(per[task])
-                axes.plot(fractions * TASKS[task].budget, values.mean(axis=0), marker="o", label=algorithm)
-                axes.fill_between(fractions * TASKS[task].budget, values.min(axis=0), values.max(axis=0), alpha=0.15)
+                steps = fractions * TASKS[task].budget
+                axes.plot(steps, values.mean(axis=0), marker="o", label=algorithm, color=colour[algorithm])
+                axes.fill_between(steps, values.min(axis=0), values.max(axis=0), alpha=0.15, color=colour[algorithm])
         axes.set_title(task, fontsize=9)
         axes.grid(alpha=0.3)
     for axes in grid.ravel()[len(tasks) :]:
         axes.axis("off")
-    grid[0, 0].legend(fontsize=7)
+    handles = [plt.Line2D([], [], color=colour[a], marker="o", label=a) for a in grouped]
+    figure.legend(handles=handles, loc="lower center", ncol=min(len(handles), 4), fontsize=8)
     figure.suptitle("normalised score over timesteps (mean over seeds, band: min-max)")
-    written.append(_save(figure, folder / "sample_efficiency_per_task.png"))
-    figure, axes = plt.subplots(figsize=(7, 4))
+    bottom = 0.04 + 0.02 * ((len(handles) - 1) // 4)  # room for the legend's rows
+    written.append(_save(figure, folder / "sample_efficiency_per_task.png", rect=(0, bottom, 1, 1)))
+    figure, axes = plt.subplots(figsize=(9.5, 4))
     for algorithm, per in grouped.items():
         curves = [_curves(runs) for runs in per.values()]
         fractions = curves[0][0]
@@ -197,21 +227,21 @@ def plots(grouped: dict[str, dict[str, list[dict[str, Any]]]], folder: Path) -> 
             at = {task: values[:, k] for task, values in stacked.items()}
             points.append(aggregate.stratified_bootstrap(at, aggregate.iqm, resamples=300))
         points = np.array(points)
-        axes.plot(fractions, points[:, 0], marker="o", label=algorithm)
-        axes.fill_between(fractions, points[:, 1], points[:, 2], alpha=0.2)
+        axes.plot(fractions, points[:, 0], marker="o", label=label[algorithm], color=colour[algorithm])
+        axes.fill_between(fractions, points[:, 1], points[:, 2], alpha=0.2, color=colour[algorithm])
     axes.set_xlabel("fraction of the training budget")
     axes.set_ylabel("IQM normalised score (95% CI)")
     axes.set_title("sample efficiency, across tasks")
     axes.grid(alpha=0.3)
-    axes.legend()
+    axes.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     written.append(_save(figure, folder / "sample_efficiency.png"))
     return written
 
 
-def _save(figure: Any, path: Path) -> Path:
+def _save(figure: Any, path: Path, rect: tuple[float, float, float, float] = (0, 0, 1, 1)) -> Path:
     import matplotlib.pyplot as plt
 
-    figure.tight_layout()
+    figure.tight_layout(rect=rect)
     with atomic_path(path) as partial:
         figure.savefig(partial, dpi=110)
     plt.close(figure)
