@@ -56,9 +56,9 @@ def run_in_repo(*args: str, timeout: float = 120) -> subprocess.CompletedProcess
     return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
 
 
-ALGORITHM_CLASSES = {"maskable_ppo": "MaskablePPO", "ppo": "PPO", "dqn": "DQN"}
-# DQN only starts learning after 2,000 decisions (train.py's learning_starts): give it a few updates.
-BUDGET = {"maskable_ppo": 512, "ppo": 512, "dqn": 2_200}
+ALGORITHM_CLASSES = {"maskable_ppo": "MaskablePPO", "ppo": "PPO", "a2c": "A2C", "dqn": "DQN", "qrdqn": "QRDQN"}
+# DQN and QR-DQN only start learning after 2,000 decisions (train.py's learning_starts): give them a few updates.
+BUDGET = {"maskable_ppo": 512, "ppo": 512, "a2c": 512, "dqn": 2_200, "qrdqn": 2_200}
 TINY_RUN = [
     "--total-timesteps", "2000", "--n-envs", "2", "--n-steps", "256", "--batch-size", "128",
     "--eval-every", "1000", "--eval-deals", "10", "--final-eval-deals", "20", "--eval-workers", "1",
@@ -211,7 +211,7 @@ def test_evaluate_cli_loads_the_saved_policy(tiny_policy: Path) -> None:
 
 
 @pytest.mark.parametrize("algo", sorted(ALGORITHM_CLASSES))
-def test_each_algorithm_trains_and_saves_a_loadable_policy(algo: str, train_policy) -> None:
+def test_each_algorithm_trains_and_saves_a_loadable_policy(algo: str, train_policy, train: ModuleType) -> None:
     """MaskablePPO, PPO and DQN each train in-process for a tiny budget; the saved policy loads as a
     LearnedAgent of that algorithm whose metadata names it, the configuration and the timesteps."""
     result = train_policy(algo)
@@ -219,7 +219,10 @@ def test_each_algorithm_trains_and_saves_a_loadable_policy(algo: str, train_poli
     agent = make_agent(str(result["policy"]))
     assert isinstance(agent, LearnedAgent)
     assert type(agent.policy) is policy_classes()[ALGORITHM_CLASSES[algo]]
-    assert type(load_model(result["policy"])).__name__ == ALGORITHM_CLASSES[algo]
+    model = load_model(result["policy"])
+    assert type(model).__name__ == ALGORITHM_CLASSES[algo]
+    if algo == "qrdqn":  # --n-quantiles reaches the model (not sb3-contrib's default of 200)
+        assert model.n_quantiles == train.Args().n_quantiles != 200
     assert agent.metadata["algorithm"] == ALGORITHM_CLASSES[algo]
     assert agent.metadata["num_timesteps"] == result["timesteps"]
     assert agent.metadata["config"] == make_config("standard").to_dict()
