@@ -154,6 +154,47 @@ def test_a_tiny_sweep_runs_is_interrupted_resumes_and_reports(tmp_path: Path) ->
         assert (tmp_path / "report" / name).read_bytes()[:4] == b"\x89PNG"
 
 
+def _alive(pid: int) -> bool:
+    """``pid`` is a running process (not gone, not a zombie waiting to be reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_killing_a_sweep_ends_its_workers_and_they_write_nothing_more(tmp_path: Path) -> None:
+    """``kill`` of a sweep's main process (SIGTERM, no handler there) ends its worker processes at
+    once: they do not finish the runs still queued and write no further result file. (A worker's
+    training turned the parent-death SIGTERM into a stop of its current run only, then went on
+    with the queued runs for hours.)"""
+    results = tmp_path / "results"
+    args = [
+        "run", "--algorithm", "maskable_ppo", "--tasks", "trash-standard-2p", "hyn-2p", "--seeds", "4",
+        "--results", str(results), "--budget-fraction", "0.01", "--workers", "2",
+    ]  # fmt: skip
+    log = (tmp_path / "log.txt").open("w")
+    process = subprocess.Popen([sys.executable, "-m", "agents.suite.cli", *args], cwd=ROOT, stdout=log, stderr=log)
+    deadline = time.monotonic() + 300
+    while not [p for p in results.rglob("seed_*.json") if ".partial" not in p.name]:  # workers are training
+        assert process.poll() is None, (tmp_path / "log.txt").read_text()
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+    workers = [int(pid) for pid in children]
+    assert len(workers) >= 2
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=60) == -signal.SIGTERM
+    kept = sorted(p.name for p in results.rglob("seed_*.json") if ".partial" not in p.name)
+    deadline = time.monotonic() + 30
+    while any(_alive(pid) for pid in workers):
+        assert time.monotonic() < deadline, "worker processes outlived the sweep"
+        time.sleep(0.2)
+    time.sleep(2)
+    assert sorted(p.name for p in results.rglob("seed_*.json") if ".partial" not in p.name) == kept
+    assert len(kept) < 8
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -222,15 +222,18 @@ def stoppable_command(
 def worker_signals() -> None:
     """In a worker process: leave Ctrl-C (SIGINT, sent by a terminal to the whole process group)
     to the main process, which stops its workers itself; let SIGTERM end the worker (a forked
-    worker inherits the main process's handler); and on Linux, end with the main process (the
-    kernel sends SIGTERM when the parent dies), so an immediate exit leaves no orphans."""
+    worker inherits the main process's handler); and on Linux, end with the main process: the
+    kernel sends SIGKILL when the parent dies, so a killed or crashed main process leaves no
+    orphans. (Not SIGTERM: a worker that trains installs :class:`GracefulStop`, which would turn
+    it into a stop of the current run only, and the orphan would go on to the jobs still queued
+    and write their result files.)"""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             import ctypes
 
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM))
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
 
 
 def one_thread_per_process() -> None:
