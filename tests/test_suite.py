@@ -90,14 +90,18 @@ def test_the_stored_reference_of_one_task_is_what_the_command_recomputes() -> No
 # A tiny sweep, interrupted and resumed, and its report
 
 
-def test_a_tiny_sweep_runs_is_interrupted_resumes_and_reports(tmp_path: Path) -> None:
-    """``trash-bench run`` with tiny budgets on two worker processes: stopped by Ctrl-C after its first
-    finished run, it ends its workers, keeps that run's file and exits 130; the same command again
-    skips it and finishes the rest; each result file has the documented fields; ``report`` writes the
-    tables, plots and JSON."""
+def finished_files(results: Path) -> list[Path]:
+    """The result files a sweep has finished (not those still being written)."""
+    return sorted(p for p in results.rglob("seed_*.json") if ".partial" not in p.name)
+
+
+def start_tiny_sweep(tmp_path: Path, seeds: int) -> tuple[subprocess.Popen, list[str], Path]:
+    """``trash-bench run`` of MaskablePPO on two tasks at 1% budgets on two workers, started and
+    waited for until its first run has finished (its workers are then training the next ones);
+    Ctrl-C reaches it as at a terminal."""
     results = tmp_path / "results"
     args = [
-        "run", "--algorithm", "maskable_ppo", "--tasks", "trash-standard-2p", "hyn-2p", "--seeds", "2",
+        "run", "--algorithm", "maskable_ppo", "--tasks", "trash-standard-2p", "hyn-2p", "--seeds", str(seeds),
         "--results", str(results), "--budget-fraction", "0.01", "--workers", "2",
     ]  # fmt: skip
     log = (tmp_path / "log.txt").open("w")
@@ -109,10 +113,19 @@ def test_a_tiny_sweep_runs_is_interrupted_resumes_and_reports(tmp_path: Path) ->
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # Ctrl-C as at a terminal
     )
     deadline = time.monotonic() + 300
-    while not [p for p in results.rglob("seed_*.json") if ".partial" not in p.name]:  # a finished run
+    while not finished_files(results):
         assert process.poll() is None, (tmp_path / "log.txt").read_text()
         assert time.monotonic() < deadline
         time.sleep(0.2)
+    return process, args, results
+
+
+def test_a_tiny_sweep_runs_is_interrupted_resumes_and_reports(tmp_path: Path) -> None:
+    """``trash-bench run`` with tiny budgets on two worker processes: stopped by Ctrl-C after its first
+    finished run, it ends its workers, keeps that run's file and exits 130; the same command again
+    skips it and finishes the rest; each result file has the documented fields; ``report`` writes the
+    tables, plots and JSON."""
+    process, args, results = start_tiny_sweep(tmp_path, seeds=2)
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=120) == 130, (tmp_path / "log.txt").read_text()
     kept = sorted(p.relative_to(results) for p in results.rglob("seed_*.json"))
@@ -168,30 +181,19 @@ def test_killing_a_sweep_ends_its_workers_and_they_write_nothing_more(tmp_path: 
     once: they do not finish the runs still queued and write no further result file. (A worker's
     training turned the parent-death SIGTERM into a stop of its current run only, then went on
     with the queued runs for hours.)"""
-    results = tmp_path / "results"
-    args = [
-        "run", "--algorithm", "maskable_ppo", "--tasks", "trash-standard-2p", "hyn-2p", "--seeds", "4",
-        "--results", str(results), "--budget-fraction", "0.01", "--workers", "2",
-    ]  # fmt: skip
-    log = (tmp_path / "log.txt").open("w")
-    process = subprocess.Popen([sys.executable, "-m", "agents.suite.cli", *args], cwd=ROOT, stdout=log, stderr=log)
-    deadline = time.monotonic() + 300
-    while not [p for p in results.rglob("seed_*.json") if ".partial" not in p.name]:  # workers are training
-        assert process.poll() is None, (tmp_path / "log.txt").read_text()
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
+    process, _, results = start_tiny_sweep(tmp_path, seeds=4)  # its workers are training now
     children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
     workers = [int(pid) for pid in children]
     assert len(workers) >= 2
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=60) == -signal.SIGTERM
-    kept = sorted(p.name for p in results.rglob("seed_*.json") if ".partial" not in p.name)
+    kept = finished_files(results)
     deadline = time.monotonic() + 30
     while any(_alive(pid) for pid in workers):
         assert time.monotonic() < deadline, "worker processes outlived the sweep"
         time.sleep(0.2)
     time.sleep(2)
-    assert sorted(p.name for p in results.rglob("seed_*.json") if ".partial" not in p.name) == kept
+    assert finished_files(results) == kept
     assert len(kept) < 8
 
 
