@@ -275,6 +275,20 @@ def test_the_best_learner_of_each_task_and_its_gaps_to_reference_and_optimum() -
     ]
 
 
+def test_a_task_with_one_run_has_no_interval_and_the_json_leaderboard_says_null(tmp_path: Path) -> None:
+    """A sweep in progress can have one finished seed on a task: the Markdown shows the mean alone,
+    and ``leaderboard.json`` (strict JSON, no NaN) gives null for the interval."""
+    from agents.suite import report
+    from trash_env.files import write_json
+
+    grouped = {"a": {"hyn-2p": [{"seed": 0, "final": {"normalized": 0.5}, "wall_seconds": 1.0}]}}
+    board = report.leaderboard(grouped)
+    assert board["a"]["tasks"]["hyn-2p"] == {"mean": 0.5, "low": None, "high": None, "runs": 1}
+    write_json(tmp_path / "leaderboard.json", board)
+    assert json.loads((tmp_path / "leaderboard.json").read_text())["a"]["tasks"]["hyn-2p"]["low"] is None
+    assert "| `hyn-2p` | 0.50 (1) |" in report.markdown(grouped)
+
+
 def test_an_algorithm_has_one_colour_in_every_plot_even_where_others_are_missing(monkeypatch, tmp_path) -> None:
     """An algorithm that ran only some tasks must not shift the others' colours in the per-task
     panels (the legend is the figure's, one entry per algorithm)."""

@@ -152,8 +152,8 @@ def leaderboard(grouped: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str
     for algorithm, per in grouped.items():
         scores = final_scores(per)
         out[algorithm] = {
-            "tasks": {
-                task: dict(zip(("mean", "low", "high", "runs"), aggregate.per_task({task: s})[task]))
+            "tasks": {  # one run has no interval: its low and high are null
+                task: dict(zip(("mean", "low", "high", "runs"), map(_json_number, aggregate.per_task({task: s})[task])))
                 for task, s in scores.items()
             },
             "aggregate": {
@@ -163,6 +163,11 @@ def leaderboard(grouped: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str
             "wall_seconds": round(sum(r["wall_seconds"] for runs in per.values() for r in runs), 1),
         }
     return out
+
+
+def _json_number(value: float) -> float | None:
+    """``value`` for JSON, which has no NaN: None (null) instead."""
+    return None if isinstance(value, float) and np.isnan(value) else value
 
 
 def _curves(runs: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
