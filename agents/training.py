@@ -133,7 +133,7 @@ class Args:
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     """hidden layers of the policy (and value) network"""
     n_quantiles: int = 25
-    """QR-DQN: quantiles of the return per action (sb3-contrib's default of 200 trains about 20x slower on CPU)"""
+    """QR-DQN: quantiles of the return per action (sb3-contrib's 200 trained about 40x slower on CPU)"""
     eval_every: int = 25_000
     """timesteps between evaluations against the baselines (0: none)"""
     eval_deals: int = 300

@@ -131,7 +131,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "ppo": {"algo": "ppo", "n_envs": 8, "n_steps": 256, "batch_size": 512, "learning_rate": 3e-4, "ent_coef": 0.0},
     "a2c": {"algo": "a2c", "n_envs": 8, "n_steps": 16, "learning_rate": 7e-4, "ent_coef": 0.0},
     "dqn": {"algo": "dqn", "n_envs": 4, "batch_size": 256, "learning_rate": 1e-4},
-    # 25 quantiles, as the RL Zoo uses on small tasks: sb3-contrib's default of 200 trains ~20x slower on CPU
+    # 25 quantiles, as the RL Zoo uses on small tasks: sb3-contrib's default of 200 trains ~40x slower on CPU
     "qrdqn": {"algo": "qrdqn", "n_envs": 4, "batch_size": 256, "learning_rate": 1e-4, "n_quantiles": 25},
 }
 SELF_PLAY_SETTINGS = {"snapshot_every": 20_000, "pool_size": 4}
