@@ -212,7 +212,7 @@ def test_evaluate_cli_loads_the_saved_policy(tiny_policy: Path) -> None:
 
 @pytest.mark.parametrize("algo", sorted(ALGORITHM_CLASSES))
 def test_each_algorithm_trains_and_saves_a_loadable_policy(algo: str, train_policy, train: ModuleType) -> None:
-    """MaskablePPO, PPO and DQN each train in-process for a tiny budget; the saved policy loads as a
+    """Every train.py algorithm trains in-process for a tiny budget; the saved policy loads as a
     LearnedAgent of that algorithm whose metadata names it, the configuration and the timesteps."""
     result = train_policy(algo)
     assert result["timesteps"] >= BUDGET[algo]

@@ -36,8 +36,13 @@ def collect(results: list[dict[str, Any]]) -> dict[str, dict[str, list[dict[str,
     return {algorithm: dict(per) for algorithm, per in sorted(grouped.items())}
 
 
+def finals(runs: list[dict[str, Any]]) -> np.ndarray:
+    """The final policies' normalised scores of ``runs``."""
+    return np.array([r["final"]["normalized"] for r in runs])
+
+
 def final_scores(runs_by_task: dict[str, list[dict[str, Any]]]) -> dict[str, np.ndarray]:
-    return {task: np.array([r["final"]["normalized"] for r in runs]) for task, runs in runs_by_task.items()}
+    return {task: finals(runs) for task, runs in runs_by_task.items()}
 
 
 def _interval(point: float, low: float, high: float) -> str:
@@ -82,8 +87,8 @@ def markdown(grouped: dict[str, dict[str, list[dict[str, Any]]]]) -> str:
             if not runs:
                 cells.append("-")
                 continue
-            m, low, high, n = aggregate.per_task({task: np.array([r["final"]["normalized"] for r in runs])})[task]
-            cells.append(f"{m:.2f} [{low:.2f}, {high:.2f}] ({n})" if n > 1 else f"{m:.2f} ({n})")
+            m, low, high, n = aggregate.per_task({task: finals(runs)})[task]
+            cells.append(f"{_interval(m, low, high) if n > 1 else f'{m:.2f}'} ({n})")
         base = [
             f"{baselines.get(task, {}).get(b, float('nan')):.2f}" if b in baselines.get(task, {}) else "-"
             for b in baseline_names
@@ -136,7 +141,7 @@ def best_per_task(
     lines = ["Best learned policy on each task, and its gap to the reference agent and to the optimum:", ""]
     lines += ["| task | best learner | score | gap to reference | gap to optimum |", "|---|---|---|---|---|"]
     for task in tasks:
-        scores = {a: final_scores({task: per[task]})[task] for a, per in grouped.items() if task in per}
+        scores = {a: finals(per[task]) for a, per in grouped.items() if task in per}
         best = max(scores, key=lambda a: (scores[a].mean(), a))
         m, low, high, n = aggregate.per_task({task: scores[best]})[task]
         optimal = baselines.get(task, {}).get("optimal")
