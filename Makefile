@@ -26,7 +26,7 @@ train: $(VENV)/.installed
 
 ## Watch a rendered game between random legal players.
 demo: $(VENV)/.installed
-	$(PY) -m trash_env.demo
+	$(PY) -m agents.commands.demo
 
 ## The test suite (lint first, then pytest on both cores, then the documentation site built with --strict).
 test: $(VENV)/.installed

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from trash_env.core import GameState
 from trash_env.games import game_of
+from trash_env.trash.rules import GameState
 from trash_env.view import SeatView
 
 __all__ = ["Agent", "PolicyAgent", "SeatView"]

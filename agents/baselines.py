@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents.base import PolicyAgent, SeatView
-from trash_env.core import DISCARD, DRAW_STOCK, FACE_DOWN, PLACE_SLOT_0, TAKE_DISCARD, GameState, can_place
+from trash_env.trash.rules import DISCARD, DRAW_STOCK, FACE_DOWN, PLACE_SLOT_0, TAKE_DISCARD, GameState, can_place
 
 
 class RandomAgent(PolicyAgent):

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from agents.base import Agent
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
-from agents.neighbor_baselines import NeighborHeuristic, OptimalAgent
+from agents.heuristic import NeighborHeuristic
+from agents.optimal import OptimalAgent
 from trash_env.games import get_game
 
 

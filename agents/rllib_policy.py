@@ -61,7 +61,7 @@ def build_module(folder: Path, metadata: dict[str, Any]) -> Any:
     from ray.rllib.algorithms.ppo.ppo_catalog import PPOCatalog
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    from trash_env.core import NUM_ACTIONS
+    from trash_env.trash.rules import NUM_ACTIONS
 
     model_config = metadata.get("model_config")
     if not isinstance(model_config, dict):

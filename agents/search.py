@@ -1,7 +1,7 @@
 """A Monte Carlo search agent: determinize, roll out, deviate only on clear evidence.
 
 At each choice it draws ``samples`` full hidden states consistent with
-everything public (R15, :func:`trash_env.belief.sample_hidden_state`). In
+everything public (R15, :func:`trash_env.trash.belief.sample_hidden_state`). In
 each sampled world it applies every legal action and plays the hand out
 ``rollouts`` times with a fast heuristic policy (``greedy`` by default) for
 every seat, scoring the result for its own seat (R10). All actions are
@@ -24,8 +24,8 @@ import numpy as np
 
 from agents.base import Agent, PolicyAgent, SeatView
 from agents.baselines import GreedyAgent
-from trash_env.belief import sample_hidden_state
-from trash_env.core import OVER, GameState, apply_action, clone, legal_actions, play_forced, returns
+from trash_env.trash.belief import sample_hidden_state
+from trash_env.trash.rules import OVER, GameState, apply_action, clone, legal_actions, play_forced, returns
 
 
 class SearchAgent(Agent):

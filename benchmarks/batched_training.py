@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import train
+from agents.training import sb3 as train
 
 
 def main() -> None:

@@ -29,7 +29,7 @@ from bench_env import play_aec
 
 import trash_env
 from trash_env import make_config
-from trash_env.batched import TrashBatch
+from trash_env.trash.batched import TrashBatch
 
 
 def play_batched(batch_size: int, seconds: float, seed: int) -> float:
@@ -56,7 +56,7 @@ def train_speed(kind: str, n_envs: int, timesteps: int, seed: int) -> float:
 
     from agents.baselines import RandomAgent
     from trash_env.single_agent import TrashSingleAgentEnv
-    from trash_env.vec_env import TrashVecEnv
+    from trash_env.trash.vec_env import TrashVecEnv
 
     if kind == "batched":
         env = TrashVecEnv(n_envs, opponents=["random"], seed=seed)

@@ -25,9 +25,10 @@ import torch
 
 import trash_env
 from agents.base import Agent, SeatView
-from agents.evaluation import play_game, run_pairings
+from agents.evaluation.duplicate import run_pairings
+from agents.evaluation.games import play_game
 from agents.registry import make_agent
-from trash_env.observation import Observer
+from trash_env.trash.observation import Observer
 
 
 class TimedAgent:

@@ -17,8 +17,9 @@ from collections.abc import Callable
 import numpy as np
 
 from trash_env import help_your_neighbor_v0, trash_v0
+from trash_env.neighbor.drawing import neighbor_svg
 from trash_env.rendering.image import FONTS
-from trash_env.rendering.svg import neighbor_svg, trash_svg
+from trash_env.trash.drawing import trash_svg
 
 
 def per_call(function: Callable[[], object], repeats: int = 20) -> float:

@@ -22,7 +22,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import train
+from agents.training import sb3 as train
 
 
 def run(batched: bool, args: argparse.Namespace, out_dir: Path) -> float:

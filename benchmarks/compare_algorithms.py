@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import train
+from agents.training import sb3 as train
 
 ALGOS = ("maskable_ppo", "ppo", "dqn")
 

@@ -2,7 +2,7 @@
 
     python benchmarks/neighbor_heuristics.py [--deals 4000] [--players 2 4] [--workers 2]
 
-Each variant changes one rule of ``agents.neighbor_baselines.NeighborHeuristic``
+Each variant changes one rule of ``agents.heuristic.NeighborHeuristic``
 and plays it on duplicate deals (same dice seeds, every rotation of the seats).
 A positive difference means the shipped heuristic scores more per deal.
 
@@ -23,10 +23,10 @@ import argparse
 import numpy as np
 
 from agents.base import SeatView
-from agents.evaluation import run_pairings
-from agents.neighbor_baselines import NeighborHeuristic
-from agents.stats import pair_summaries
-from trash_env.neighbor import END_TURN, NUM_MARKERS, ROLL_DICE, TOTALS, UNCOVER_0, WAYS, make_config
+from agents.evaluation.duplicate import run_pairings
+from agents.evaluation.stats import pair_summaries
+from agents.heuristic import NeighborHeuristic
+from trash_env.neighbor.rules import END_TURN, NUM_MARKERS, ROLL_DICE, TOTALS, UNCOVER_0, WAYS, make_config
 
 
 class OddsOneRoll(NeighborHeuristic):

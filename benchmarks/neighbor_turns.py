@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from neighbor_heuristics import AlwaysEnd
 
-from agents.evaluation import play_game
+from agents.evaluation.games import play_game
 from agents.registry import make_agent
-from trash_env.neighbor import MAX_TURNS, make_config
+from trash_env.neighbor.rules import MAX_TURNS, make_config
 
 LINEUPS = {
     "random": lambda: make_agent("random", "help_your_neighbor"),

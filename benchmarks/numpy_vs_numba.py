@@ -17,8 +17,9 @@ import time
 
 import numpy as np
 
-from trash_env import batched, make_config
-from trash_env.batched import CUR, DISCN, HELD, NHW, PHASE, STOCKN, TrashBatch
+from trash_env import make_config
+from trash_env.trash import batched
+from trash_env.trash.batched import CUR, DISCN, HELD, NHW, PHASE, STOCKN, TrashBatch
 
 
 def numpy_encode(batch: TrashBatch) -> np.ndarray:

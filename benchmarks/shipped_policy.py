@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 import trash_env
-from agents.evaluation import run_pairings
-from agents.stats import Interval, deal_scores, pair_summaries
+from agents.evaluation.duplicate import run_pairings
+from agents.evaluation.stats import Interval, deal_scores, pair_summaries
 
 SHIPPED = Path(__file__).resolve().parents[1] / "policies" / "standard_2p_maskable_ppo.zip"
 

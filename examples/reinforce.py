@@ -13,7 +13,7 @@ in a few lines; no torch. At each of the task's evaluation points it hands the r
 
 (run from the repository root: ``module:attribute`` is imported from the working directory). The
 whole interface is ``name`` and ``train(context, checkpoint) -> policy``
-(``agents.suite.algorithms``).
+(``agents.bench.algorithms``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
 """Write the documentation pages that are generated from the code, so each has one source.
 
 - ``docs/environments/*.md``: each environment's page is its module's docstring (the
-  PettingZoo-style page ``help(trash_env.trash)`` prints), with reST roles turned into Markdown.
+  PettingZoo-style page ``help(trash_env.trash.env)`` prints), with reST roles turned into Markdown.
 - ``docs/rules.md``: the rule book, ``RULES.md``.
 - ``docs/index.md``: the site's home page, the README (links into ``docs/`` made relative).
+- ``docs/project-layout.md``: the tree of the two packages, each folder and module with the first
+  sentence of its docstring, and what the other top-level folders hold.
 
     python scripts/docs_pages.py            # rewrite the pages
     python scripts/docs_pages.py --check    # exit 1, naming the pages, if any is stale
@@ -25,10 +27,10 @@ DOCS = ROOT / "docs"
 
 # page -> (module whose docstring it is, the page's title if the docstring has none)
 ENVIRONMENTS = {
-    "environments/trash_v0.md": ("trash_env.trash", None),
-    "environments/help_your_neighbor_v0.md": ("trash_env.help_your_neighbor", None),
+    "environments/trash_v0.md": ("trash_env.trash.env", None),
+    "environments/help_your_neighbor_v0.md": ("trash_env.neighbor.env", None),
     "environments/single-agent.md": ("trash_env.single_agent", None),
-    "environments/vector.md": ("trash_env.vec_env", "Vector environment (`TrashVecEnv`)"),
+    "environments/vector.md": ("trash_env.trash.vec_env", "Vector environment (`TrashVecEnv`)"),
 }
 
 
@@ -65,10 +67,72 @@ def index_page() -> str:
     return f"<!-- generated from README.md by scripts/docs_pages.py: edit README.md -->\n\n{text}"
 
 
+# The top-level folders that are not packages, in the order a newcomer needs them.
+FOLDERS = {
+    "tests": "the test suite, laid out as the packages are (`tests/trash/`, `tests/neighbor/`, `tests/agents/` ...); "
+    "`make test` runs the fast selection, `make test-all` everything, slow and browser tests included",
+    "benchmarks": "speed and strength figures, each a script that prints its numbers (`make bench`)",
+    "scripts": "the generated pages and tables of the docs and the README, and the mutation pass over the rules cores",
+    "examples": "a NumPy learner plugged into the benchmark suite through its interface",
+    "policies": "trained policies shipped with the package, each with its evaluation",
+    "docs": "this site (MkDocs); `docs/results/` holds the published benchmark results",
+}
+
+
+def first_sentence(doc: str | None) -> str:
+    """The first sentence of a docstring, on one line, as Markdown."""
+    text = " ".join((doc or "").strip().split("\n\n")[0].split()).lstrip("# ")
+    end = re.search(r"\.(\s|$)", text)
+    return markdown(text[: end.start()] if end else text)
+
+
+def module_doc(path: Path) -> str | None:
+    import ast
+
+    return ast.get_docstring(ast.parse(path.read_text()))
+
+
+def layout_lines(folder: Path, depth: int = 0) -> list[str]:
+    """``folder`` (a package) and everything in it, one bullet each, subpackages after modules."""
+    indent = "    " * depth
+    name = folder.relative_to(ROOT).as_posix() + "/"
+    lines = [f"{indent}- `{name}`: {first_sentence(module_doc(folder / '__init__.py'))}"]
+    for path in sorted(folder.glob("*.py")):
+        if path.name != "__init__.py":
+            lines.append(f"{indent}    - `{path.name}`: {first_sentence(module_doc(path))}")
+    for path in sorted(folder.glob("*.json")):
+        lines.append(f"{indent}    - `{path.name}`: data read by the modules beside it")
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir() and (p / "__init__.py").is_file()):
+        lines += layout_lines(sub, depth + 1)
+    return lines
+
+
+def layout_page() -> str:
+    note = "<!-- generated from the tree and its docstrings by scripts/docs_pages.py: edit those -->"
+    lines = [
+        note,
+        "",
+        "# Project layout",
+        "",
+        "By layer, then by game: `trash_env/` is the environments and imports nothing of `agents/`; `agents/` is "
+        "everything that plays or judges (the agents at its top, then evaluation, training, the benchmark and the "
+        "commands). A library module never imports a command module, and there are no import cycles "
+        "(`tests/test_layering.py` checks both).",
+        "",
+    ]
+    for package in ("trash_env", "agents"):
+        lines += layout_lines(ROOT / package)
+    lines += ["", "At the top of the repository: `train.py` and `train_rllib.py` (the commands `trash-train` and "
+              "`trash-train-rllib` as scripts), `RULES.md` (the rule book), `pyproject.toml`, `Makefile`, and", ""]
+    lines += [f"- `{name}/`: {text}" for name, text in FOLDERS.items()]
+    return "\n".join(lines) + "\n"
+
+
 def pages() -> dict[Path, str]:
     out = {DOCS / page: environment_page(module, title) for page, (module, title) in ENVIRONMENTS.items()}
     out[DOCS / "rules.md"] = rules_page()
     out[DOCS / "index.md"] = index_page()
+    out[DOCS / "project-layout.md"] = layout_page()
     return out
 
 

@@ -4,7 +4,7 @@
     python scripts/mutants.py --only can_place     # the mutants whose name contains a word
     python scripts/mutants.py --list               # the mutants, without running anything
 
-Each mutant changes one rule of ``trash_env/core.py`` or ``trash_env/neighbor.py`` the way a
+Each mutant changes one rule of ``trash_env/trash/rules.py`` or ``trash_env/neighbor/rules.py`` the way a
 plausible bug would (a comparison off by one, a branch dropped, the wrong card taken). For each,
 the file is changed in place, the rule, property, environment and agent tests run (not the
 batched engine's comparisons with the core, which would catch any core change, nor training),
@@ -52,7 +52,7 @@ class Mutant:
     rule: str
 
 
-CORE, NEIGHBOR = "trash_env/core.py", "trash_env/neighbor.py"
+CORE, NEIGHBOR = "trash_env/trash/rules.py", "trash_env/neighbor/rules.py"
 MUTANTS = [
     Mutant(
         "can_place refuses a wild-held slot",

@@ -4,7 +4,7 @@ figure is typed by hand.
 A generated table stands between ``<!-- table:NAME -->`` and ``<!-- /table:NAME -->``; NAME picks
 the function below that renders it from its JSON file in ``docs/`` (or, for the benchmark tasks,
 from the task registry). The benchmark leaderboard is ``trash-bench report docs/results``'s Markdown
-(``agents.suite.report``), the same bytes.
+(``agents.bench.report``), the same bytes.
 
     python scripts/readme_tables.py            # rewrite the generated tables of README.md and docs/**/*.md
     python scripts/readme_tables.py --check    # exit 1, naming the files and tables, if any is stale
@@ -88,8 +88,8 @@ def neighbor_optimal_ladder() -> str:
 
 
 def suite_tasks() -> str:
-    """The benchmark suite's tasks (``trash_env.tasks``) with their stored anchor scores."""
-    from trash_env.tasks import TASKS
+    """The benchmark suite's tasks (``agents.bench.tasks``) with their stored anchor scores."""
+    from agents.bench.tasks import TASKS
 
     rows = []
     for task in TASKS.values():
@@ -111,15 +111,15 @@ def suite_tasks() -> str:
 
 def leaderboard() -> str:
     """``trash-bench report docs/results``'s Markdown."""
-    from agents.suite.report import collect, markdown
-    from agents.suite.runner import load_results
+    from agents.bench.report import collect, markdown
+    from agents.bench.runner import load_results
 
     return markdown(collect(load_results(ROOT / "docs" / "results")))
 
 
 def leaderboard_summary() -> str:
     """The leaderboard's across-tasks table (interquartile mean, mean, optimality gap per algorithm)."""
-    from agents.suite.report import summary
+    from agents.bench.report import summary
 
     return summary(leaderboard())
 

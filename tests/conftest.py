@@ -12,8 +12,8 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from trash_env import core
-from trash_env.config import RulesConfig
+from trash_env.trash import rules as core
+from trash_env.trash.config import RulesConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 # One math thread per process, for the tests here and the processes they start (set before torch is
@@ -48,9 +48,9 @@ def load_script(name: str) -> ModuleType:
 
 @pytest.fixture(scope="module")
 def train() -> ModuleType:
-    """``train.py`` imported from the repository root."""
+    """The training library behind ``trash-train`` and ``train.py`` (:mod:`agents.training.sb3`)."""
     pytest.importorskip("sb3_contrib")
-    return load_script("train")
+    return importlib.import_module("agents.training.sb3")
 
 
 @pytest.fixture

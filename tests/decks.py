@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from trash_env.config import RulesConfig
-from trash_env.core import full_deck
+from trash_env.trash.config import RulesConfig
+from trash_env.trash.rules import full_deck
 
 
 def stacked_deck(

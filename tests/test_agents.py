@@ -2,7 +2,7 @@
 
 Rules are cited by their section of the rule book (``RULES.md``) (R1..R15). Agents are
 asked only at real choices (R13); games are driven by
-:func:`agents.evaluation.play_game`, or step by step on the core from stacked
+:func:`agents.evaluation.duplicate.play_game`, or step by step on the core from stacked
 decks (tests/decks.py, R3: ``layouts[seat][slot]`` lies face down in that slot,
 ``stock[0]`` is drawn first) when a test needs a named position.
 """
@@ -17,12 +17,13 @@ from decks import stacked_deck
 
 from agents.base import Agent, SeatView
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
-from agents.evaluation import play_game
+from agents.evaluation.games import play_game
 from agents.registry import make_agent
 from agents.search import SearchAgent
-from trash_env.belief import HIDDEN, public_view
-from trash_env.config import PRESETS, RulesConfig, make_config
-from trash_env.core import (
+from trash_env.trash.belief import HIDDEN, public_view
+from trash_env.trash.config import PRESETS, RulesConfig, make_config
+from trash_env.trash.observation import Observer
+from trash_env.trash.rules import (
     DISCARD,
     DRAW,
     DRAW_STOCK,
@@ -38,7 +39,6 @@ from trash_env.core import (
     new_game,
     play_forced,
 )
-from trash_env.observation import Observer
 
 ACE, JACK, QUEEN, KING = 1, 11, 12, 13
 BASELINE_SPECS = ("random", "greedy", "counter", "search:samples=2")

@@ -8,9 +8,10 @@ import itertools
 import numpy as np
 import pytest
 
-from trash_env import batched, core
-from trash_env.config import PRESETS, make_config
-from trash_env.observation import Observer
+from trash_env.trash import batched
+from trash_env.trash import rules as core
+from trash_env.trash.config import PRESETS, make_config
+from trash_env.trash.observation import Observer
 
 PLAYER_COUNTS = (2, 3, 5, 8)
 

@@ -1,4 +1,4 @@
-"""The batched engine (:mod:`trash_env.batched`) beyond exact mode: fast mode against the rules
+"""The batched engine (:mod:`trash_env.trash.batched`) beyond exact mode: fast mode against the rules
 core step by step, parallel and serial kernels, seeding, the in-engine baselines against
 :mod:`agents.baselines`, the single-agent batch (R13's first-move rule), argument validation and
 the plain-Python path without Numba.
@@ -24,11 +24,12 @@ import pytest
 from test_batched import assert_same_state
 
 from agents.baselines import CountingAgent, GreedyAgent
-from agents.evaluation import play_game
-from trash_env import batched, core
-from trash_env.belief import public_view
-from trash_env.config import PRESETS, make_config
-from trash_env.observation import Observer
+from agents.evaluation.games import play_game
+from trash_env.trash import batched
+from trash_env.trash import rules as core
+from trash_env.trash.belief import public_view
+from trash_env.trash.config import PRESETS, make_config
+from trash_env.trash.observation import Observer
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = {batched.GREEDY: GreedyAgent(), batched.COUNTER: CountingAgent()}
@@ -615,8 +616,8 @@ DIFFERENTIAL = """
 import sys
 sys.path.insert(0, "tests")
 {prelude}
-from trash_env import batched
-from trash_env.config import make_config
+from trash_env.trash import batched
+from trash_env.trash.config import make_config
 from test_batched import play_both
 assert not hasattr(batched._step_games, "py_func"), batched._step_games  # a plain Python function
 counts = play_both(make_config("standard", max_turns=60), 2, seed=5)

@@ -1,6 +1,6 @@
-"""Tests of training and evaluation on the batched engine: :class:`trash_env.vec_env.TrashVecEnv`
-(a Stable-Baselines3 ``VecEnv`` over :mod:`trash_env.batched`), the ``engine`` argument of
-:func:`agents.evaluation.run_pairings` (and ``--engine`` of ``python -m agents.evaluate``), and
+"""Tests of training and evaluation on the batched engine: :class:`trash_env.trash.vec_env.TrashVecEnv`
+(a Stable-Baselines3 ``VecEnv`` over :mod:`trash_env.trash.batched`), the ``engine`` argument of
+:func:`agents.evaluation.duplicate.run_pairings` (and ``--engine`` of ``trash-evaluate``), and
 ``train.py --batched``.
 
 Rules are cited by their section of RULES.md: R7 (truncation at ``max_turns``), R8-R10 (the end of
@@ -25,19 +25,21 @@ from tiny_training import tiny_args as quiet_args
 pytest.importorskip("numba")
 pytest.importorskip("stable_baselines3")
 
-import agents.evaluation as evaluation
+import agents.evaluation.duplicate as evaluation
 from agents.base import Agent, SeatView
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
-from agents.evaluate import main as evaluate_main
-from agents.evaluation import GameResult, run_pairings, run_tournament
+from agents.commands.evaluate import main as evaluate_main
+from agents.evaluation.duplicate import run_pairings, run_tournament
+from agents.evaluation.games import GameResult
+from agents.evaluation.stats import Interval, pair_summaries
 from agents.registry import make_agent
-from agents.stats import Interval, pair_summaries
-from trash_env import batched, core
-from trash_env.config import make_config
-from trash_env.neighbor import make_config as neighbor_config
-from trash_env.observation import Observer
+from trash_env.neighbor.rules import make_config as neighbor_config
 from trash_env.single_agent import TrashSingleAgentEnv
-from trash_env.vec_env import TrashVecEnv
+from trash_env.trash import batched
+from trash_env.trash import rules as core
+from trash_env.trash.config import make_config
+from trash_env.trash.observation import Observer
+from trash_env.trash.vec_env import TrashVecEnv
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -558,7 +560,7 @@ def test_win_rate_and_episode_length_agree_with_the_scalar_env(
 
 @pytest.fixture
 def batched_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
-    """Records the pairs :func:`agents.evaluation.play_deals_batched` is called for."""
+    """Records the pairs :func:`agents.evaluation.duplicate.play_deals_batched` is called for."""
     calls: list[tuple[str, str]] = []
     real = evaluation.play_deals_batched
 
@@ -703,7 +705,7 @@ def test_evaluate_cli_engine_batched_refuses_search(capsys: pytest.CaptureFixtur
     """``--engine batched`` with an agent the engine cannot play: exit 2, the reason on stderr."""
     assert evaluate_main(["greedy", "search", "--deals", "5", "--quiet", "--engine", "batched"]) == 2
     captured = capsys.readouterr()
-    assert captured.err.startswith("python -m agents.evaluate: error: ") and "batched engine" in captured.err
+    assert captured.err.startswith("trash-evaluate: error: ") and "batched engine" in captured.err
     with pytest.raises(SystemExit) as exit_info:
         evaluate_main(["greedy", "counter", "--engine", "gpu"])
     assert exit_info.value.code == 2

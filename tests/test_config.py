@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from trash_env.config import PRESETS, RulesConfig, make_config
-from trash_env.core import check_deck, full_deck, new_game
+from trash_env.trash.config import PRESETS, RulesConfig, make_config
+from trash_env.trash.rules import check_deck, full_deck, new_game
 
 STANDARD = {
     "num_players": 2,

@@ -1,4 +1,4 @@
-"""Tests of the PettingZoo environment ``trash_v0`` (:mod:`trash_env.trash`) and its wrapper.
+"""Tests of the PettingZoo environment ``trash_v0`` (:mod:`trash_env.trash.env`) and its wrapper.
 
 Rules are cited by their section of the rule book (``RULES.md``) (R1..R15). The reference
 for the wrapper is PettingZoo's own stack of classic wrappers,
@@ -20,10 +20,11 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
 
 import trash_env
-from trash_env import core, trash
-from trash_env.config import PRESETS, make_config
-from trash_env.observation import Observer, observation_pieces
-from trash_env.render import render_table
+from trash_env.trash import env as trash
+from trash_env.trash import rules as core
+from trash_env.trash.config import PRESETS, make_config
+from trash_env.trash.observation import Observer, observation_pieces
+from trash_env.trash.text import render_table
 
 # --------------------------------------------------------------------------
 # Helpers

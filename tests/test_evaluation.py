@@ -1,5 +1,5 @@
-"""Tests of evaluation: tournaments (:mod:`agents.evaluation`), their statistics
-(:mod:`agents.stats`) and the command line (:mod:`agents.evaluate`).
+"""Tests of evaluation: tournaments (:mod:`agents.evaluation.duplicate`), their statistics
+(:mod:`agents.evaluation.stats`) and the command line (:mod:`agents.commands.evaluate`).
 
 Rules are cited by their section of the rule book (``RULES.md``) (R1..R15): rewards are
 those of R10, so a 2-player hand gives +1/-1 or 0/0 on a draw. Every run is
@@ -18,12 +18,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import agents.evaluation as evaluation
-from agents.evaluate import main
-from agents.evaluation import GameResult, lineup, play_deals, run_tournament
-from agents.stats import Interval, agent_summaries, fit_ratings, pair_summaries, seat_breakdown, summarize
-from trash_env.config import RulesConfig, make_config
-from trash_env.neighbor import NeighborConfig
+import agents.evaluation.duplicate as evaluation
+from agents.commands.evaluate import main
+from agents.evaluation.duplicate import play_deals, run_tournament
+from agents.evaluation.games import GameResult, lineup
+from agents.evaluation.stats import Interval, agent_summaries, fit_ratings, pair_summaries, seat_breakdown, summarize
+from trash_env.neighbor.rules import NeighborConfig
+from trash_env.trash.config import RulesConfig, make_config
 
 ROOT = Path(__file__).resolve().parents[1]
 T_975_4 = 2.7764451051977987  # Student t, 97.5% quantile, 4 degrees of freedom
@@ -244,7 +245,7 @@ def test_summarize_is_json_ready(three_player_results: list[GameResult]) -> None
 
 
 def test_cli_writes_tables_json_csv_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """``python -m agents.evaluate`` end to end: the tables on stdout, a JSON summary
+    """``trash-evaluate`` end to end: the tables on stdout, a JSON summary
     with the settings, a CSV with one row per game and a PNG plot."""
     out = tmp_path / "out"
     argv = ["greedy", "random", "counter", "--deals", "4", "--quiet", "--bootstrap", "20", "--seed", "3"]
@@ -302,10 +303,10 @@ def test_cli_rules_options(tmp_path: Path) -> None:
 
 
 def test_cli_as_a_module() -> None:
-    """The module entry point: ``python -m agents.evaluate greedy random`` exits 0
+    """The module entry point: ``trash-evaluate greedy random`` exits 0
     and prints the tables."""
     completed = subprocess.run(
-        [sys.executable, "-m", "agents.evaluate", "greedy", "random", "--deals", "5", "--quiet"],
+        [sys.executable, "-m", "agents.commands.evaluate", "greedy", "random", "--deals", "5", "--quiet"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -338,10 +339,10 @@ def test_cli_as_a_module() -> None:
 )
 def test_cli_bad_input_exits_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     """A bad agent, override or configuration (R1) is exit status 2 with an
-    ``python -m agents.evaluate: error:`` line on stderr that says what is wrong, and no table."""
+    ``trash-evaluate: error:`` line on stderr that says what is wrong, and no table."""
     assert main(["--deals", "2", "--quiet", *argv]) == 2  # a later --deals in argv wins
     captured = capsys.readouterr()
-    assert captured.err.startswith("python -m agents.evaluate: error: ")
+    assert captured.err.startswith("trash-evaluate: error: ")
     assert message in captured.err
     assert captured.out == ""
 
@@ -357,7 +358,7 @@ def test_cli_negative_bootstrap_exits_2(capsys: pytest.CaptureFixture[str]) -> N
     """A negative number of bootstrap resamples is bad input like --deals 0: exit
     status 2 with an error line, not a traceback."""
     assert main(["greedy", "random", "--deals", "2", "--quiet", "--bootstrap", "-1"]) == 2
-    assert capsys.readouterr().err.startswith("python -m agents.evaluate: error: ")
+    assert capsys.readouterr().err.startswith("trash-evaluate: error: ")
 
 
 def test_cli_needs_two_agents(capsys: pytest.CaptureFixture[str]) -> None:
@@ -398,8 +399,8 @@ def test_a_learned_policys_records_hold_its_probabilities(tmp_path: Path) -> Non
     """A learned policy's decisions carry its probability of every legal action (summing to 1); a
     baseline's carry none; forced moves carry none."""
     pytest.importorskip("torch")
-    from trash_env.core import legal_actions
     from trash_env.records import replay
+    from trash_env.trash.rules import legal_actions
 
     policy = str(ROOT / "policies" / "standard_2p_maskable_ppo.zip")
     argv = ["greedy", policy, "--deals", "3", "--record-deals", "2", "--save-records", str(tmp_path), "--quiet"]

@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 
 import trash_env
-from trash_env import core, help_your_neighbor_v0
-from trash_env.config import make_config
-from trash_env.observation import GlobalState
+from trash_env import help_your_neighbor_v0
+from trash_env.trash import rules as core
+from trash_env.trash.config import make_config
+from trash_env.trash.observation import GlobalState
 
 # The module (pettingzoo.test exports a function of the same name).
 state_test = importlib.import_module("pettingzoo.test.state_test")
@@ -81,7 +82,7 @@ def test_docstring_state_size_matches_the_encoder() -> None:
     """The size the docstring of trash_v0 states for env.state() ("90 + 184 n", 458 for two)."""
     import re
 
-    doc = trash_env.trash.__doc__
+    doc = trash_env.trash.env.__doc__
     formulas = re.findall(r"(\d+) \+ (\d+) n floats", doc)
     assert formulas and re.search(r"\((\d+) for two players\)", doc)[1] == str(GlobalState(make_config()).size)
     for a, b in formulas:

@@ -1,12 +1,12 @@
 """Tests of the Help Your Neighbor agents (R12, R14) and of the tools that run them: the ``heuristic``
-baseline (:mod:`agents.neighbor_baselines`), the per-game registry, duplicate evaluation, the evaluate
+baseline (:mod:`agents.heuristic`), the per-game registry, duplicate evaluation, the evaluate
 command (``--game help_your_neighbor``) and ``train.py --game help_your_neighbor``.
 
 Rules are cited by their section of the rule book (``RULES.md``): R12 (the dice game: a roller who can use a
 total covers it and may roll again; otherwise the *privilege* passes to the first player after the
 roller who has the total uncovered; a 7 uncovers a marker of the roller's choice) and R14 (actions:
 0 roll, 1 end the turn, 2 + j uncover the marker of the j-th total). Positions are built on the rules
-core: :func:`trash_env.neighbor.new_game` with stacked dice, the markers set by hand, then the stacked
+core: :func:`trash_env.neighbor.rules.new_game` with stacked dice, the markers set by hand, then the stacked
 roll applied, so the agent is asked in a position the rules themselves reached. Training runs are tiny
 (a couple of thousand learner decisions) and check the plumbing, not the strength of the policy.
 """
@@ -22,17 +22,18 @@ import numpy as np
 import pytest
 from tiny_training import tiny_args as quiet_args
 
-import agents.evaluation as evaluation
+import agents.evaluation.duplicate as evaluation
 from agents.base import Agent
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
-from agents.evaluate import main as evaluate_main
-from agents.evaluation import lineup, play_deals, play_game, run_pairings, run_tournament
-from agents.neighbor_baselines import NeighborHeuristic
+from agents.commands.evaluate import main as evaluate_main
+from agents.evaluation.duplicate import play_deals, run_pairings, run_tournament
+from agents.evaluation.games import lineup, play_game
+from agents.evaluation.stats import pair_summaries
+from agents.heuristic import NeighborHeuristic
 from agents.registry import make_agent
-from agents.stats import pair_summaries
-from trash_env import config as trash_config
 from trash_env.games import NEIGHBOR
-from trash_env.neighbor import (
+from trash_env.neighbor.observation import NeighborObserver
+from trash_env.neighbor.rules import (
     CHOOSE,
     END_TURN,
     MARKER_OF_TOTAL,
@@ -50,7 +51,7 @@ from trash_env.neighbor import (
     new_game,
     returns,
 )
-from trash_env.neighbor_observation import NeighborObserver
+from trash_env.trash import config as trash_config
 from trash_env.view import SeatView
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -500,7 +501,7 @@ def test_evaluate_cli_refuses_trash_options_for_help_your_neighbor(
 ) -> None:
     assert evaluate_main(["random", "heuristic", "--game", GAME, "--deals", "2", "--quiet", *extra]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("python -m agents.evaluate: error:") and message in err
+    assert err.startswith("trash-evaluate: error:") and message in err
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Tests of the PettingZoo environment ``help_your_neighbor_v0`` (:mod:`trash_env.help_your_neighbor`)
+"""Tests of the PettingZoo environment ``help_your_neighbor_v0`` (:mod:`trash_env.neighbor.env`)
 and of its single-agent form ``HelpYourNeighborSingleAgent-v0`` (:class:`NeighborSingleAgentEnv`).
 
 Rules are cited by their section of the rule book (``RULES.md``): R12 (the dice game, its rewards and the
@@ -21,9 +21,11 @@ from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils.env_logger import EnvLogger
 
 import trash_env
-from trash_env import help_your_neighbor, help_your_neighbor_v0, neighbor
-from trash_env.neighbor import NUM_ACTIONS, TOTALS, make_config
-from trash_env.neighbor_observation import NeighborObserver, neighbor_pieces
+from trash_env import help_your_neighbor_v0
+from trash_env.neighbor import env as help_your_neighbor
+from trash_env.neighbor import rules as neighbor
+from trash_env.neighbor.observation import NeighborObserver, neighbor_pieces
+from trash_env.neighbor.rules import NUM_ACTIONS, TOTALS, make_config
 from trash_env.single_agent import NeighborSingleAgentEnv
 from trash_env.view import SeatView
 from trash_env.wrappers import StandardChecks

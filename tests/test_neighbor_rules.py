@@ -1,4 +1,4 @@
-"""Rule scenarios on the Help Your Neighbor core (trash_env.neighbor), each a named example
+"""Rule scenarios on the Help Your Neighbor core (trash_env.neighbor.rules), each a named example
 of the rule book (RULES.md) R12 and R14 (with the turn limit of R7).
 
 Every scenario stacks its dice (``neighbor.new_game(config, dice=[...])``: totals used in
@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 
 import trash_env
-from trash_env import neighbor
-from trash_env.neighbor import (
+from trash_env.neighbor import rules as neighbor
+from trash_env.neighbor.rules import (
     CHOOSE,
     END_TURN,
     MARKER_OF_TOTAL,

@@ -1,5 +1,5 @@
-"""Two-player Help Your Neighbor solved (R12, R14): :mod:`trash_env.neighbor_solver`, the ``optimal``
-agent and the exact evaluation (:mod:`agents.exact`).
+"""Two-player Help Your Neighbor solved (R12, R14): :mod:`trash_env.neighbor.solver`, the ``optimal``
+agent and the exact evaluation (:mod:`agents.evaluation.exact`).
 
 - the solution satisfies the Bellman equations at every state, to its tolerance;
 - on a reduced game (markers for fewer totals, a test-only parameter) it agrees with an exhaustive
@@ -15,22 +15,22 @@ agent and the exact evaluation (:mod:`agents.exact`).
 from __future__ import annotations
 
 import functools
-import time
 
 import numpy as np
 import pytest
 
 from agents.baselines import RandomAgent
-from agents.evaluation import run_pairings
-from agents.exact import decision_tables, exact_pair, gap_to_optimal
-from agents.neighbor_baselines import NeighborHeuristic, OptimalAgent
+from agents.evaluation.duplicate import run_pairings
+from agents.evaluation.exact import decision_tables, exact_pair, gap_to_optimal
+from agents.evaluation.stats import pair_summaries
+from agents.heuristic import NeighborHeuristic
+from agents.optimal import OptimalAgent
 from agents.registry import make_agent
-from agents.stats import pair_summaries
-from trash_env import neighbor
 from trash_env.games import NEIGHBOR
-from trash_env.neighbor import CHOOSE, NUM_MARKERS, ROLL, TOTALS, UNCOVER, WAYS, make_config
-from trash_env.neighbor_observation import NeighborObserver
-from trash_env.neighbor_solver import (
+from trash_env.neighbor import rules as neighbor
+from trash_env.neighbor.observation import NeighborObserver
+from trash_env.neighbor.rules import CHOOSE, NUM_MARKERS, ROLL, TOTALS, UNCOVER, WAYS, make_config
+from trash_env.neighbor.solver import (
     TOLERANCE,
     cache_path,
     evaluate_policies,
@@ -84,18 +84,20 @@ def test_bellman_equations_hold_at_every_state(solution) -> None:
     assert 0.5 < solution.value[0, 0] < 0.51
 
 
-def test_the_solution_is_cached_and_loads_fast(solution, tmp_path, monkeypatch) -> None:
-    """The first use solves and writes the cache (about a minute at most; here far less); a second
-    process's use loads it in under a second; a damaged cache file is solved again."""
-    assert solution.seconds < 60
+def test_the_solution_is_cached_and_loaded_without_solving_again(solution, monkeypatch) -> None:
+    """The first use solves and writes the cache; a later process's use reads the cache instead of
+    solving again (how fast each is: ``benchmarks/``, never a timed assertion here)."""
     path = cache_path()
     assert path.is_file()
-    from trash_env import neighbor_solver
+    from trash_env.neighbor import solver as neighbor_solver
 
     neighbor_solver._loaded.clear()
-    start = time.perf_counter()
+
+    def no_solving(*args, **kwargs):
+        raise AssertionError("solved again although the cache holds the solution")
+
+    monkeypatch.setattr(neighbor_solver, "solve", no_solving)
     again = load_solution()
-    assert time.perf_counter() - start < 1.0
     np.testing.assert_array_equal(again.value, solution.value)
 
 
@@ -253,7 +255,7 @@ def test_optimal_refuses_other_player_counts() -> None:
     with pytest.raises(ValueError, match="two players"):
         agent.check_config(make_config(num_players=3))
     with pytest.raises(ValueError, match="plays help_your_neighbor, not trash"):
-        from trash_env.config import make_config as trash_config
+        from trash_env.trash.config import make_config as trash_config
 
         agent.check_config(trash_config())
     with pytest.raises(ValueError, match="two players"):

@@ -1,4 +1,4 @@
-"""The terminal game ``agents.play``: menus and input handling, the narration of
+"""The terminal game ``agents.commands.play``: menus and input handling, the narration of
 every move, public information only (R2), the result (R10), argument errors.
 
 Games are driven through ``main``/``play`` with a scripted ``input_fn`` and a
@@ -19,14 +19,15 @@ import numpy as np
 import pytest
 from decks import stacked_deck
 
-from agents import play
 from agents.base import SeatView
 from agents.baselines import GreedyAgent
-from trash_env import core
-from trash_env.config import RulesConfig, make_config
-from trash_env.core import FACE_DOWN, OVER, GameState
-from trash_env.observation import Observer
-from trash_env.render import render_table
+from agents.commands import play
+from agents.commands import table as play_table
+from trash_env.trash import rules as core
+from trash_env.trash.config import RulesConfig, make_config
+from trash_env.trash.observation import Observer
+from trash_env.trash.rules import FACE_DOWN, OVER, GameState
+from trash_env.trash.text import render_table
 
 ROOT = Path(__file__).resolve().parent.parent
 J, Q, K = 11, 12, 13
@@ -238,7 +239,7 @@ def test_a_reshuffle_is_announced_before_the_draw() -> None:
     state = core.new_game(config, rng)
     state.discard, state.stock = state.stock[::-1], []
     top = state.discard[-1]
-    lines = play.apply_and_describe(state, core.DRAW_STOCK, rng, ["you", "player_1 (greedy)"])
+    lines = play_table.apply_and_describe(state, core.DRAW_STOCK, rng, ["you", "player_1 (greedy)"])
     assert lines == [
         "the stock is empty: the discard pile, all but its top card, is shuffled as a new stock (R7)",
         f"you draw {core.RANK_NAMES[state.held]}",
@@ -287,10 +288,10 @@ def test_opponents_fill_the_other_seats_in_order_repeating_the_last() -> None:
 def choices(config: RulesConfig, deck: list[int], seed: int, human: int, count: int) -> list[GameState]:
     """Copies of the state at the human's first ``count`` real choices (fewer if the game
     ends first), replayed on the core
-    with greedy opponents, the generators ``agents.play`` uses, and the human always taking
+    with greedy opponents, the generators ``agents.commands.play`` uses, and the human always taking
     the lowest legal action (as ``Script`` does)."""
-    rng = play.game_rng(seed)
-    agent_rngs = [play.agent_rng(seed, seat) for seat in range(config.num_players)]
+    rng = play_table.game_rng(seed)
+    agent_rngs = [play_table.agent_rng(seed, seat) for seat in range(config.num_players)]
     observer = Observer(config)
     state = core.new_game(config, rng, deck)
     found = []
@@ -359,7 +360,7 @@ def test_nothing_hidden_is_shown_before_your_choices(seed: int, human: int) -> N
             texts.append(out.getvalue())
         assert texts[0] == texts[1]
         shown = texts[0].rsplit("your moves:", 1)[0]
-        assert shown.rstrip().endswith(render_table(state, play.seat_names(lineup)))
+        assert shown.rstrip().endswith(render_table(state, play_table.seat_names(lineup)))
         assert f"stock {len(state.stock)} " in shown.rsplit("\n\n", 1)[1]
 
 
@@ -410,10 +411,10 @@ def test_bad_arguments_exit_2_with_a_message(argv: list[str], message: str, caps
 
 
 def test_module_entry_point_with_piped_input() -> None:
-    """``python -m agents.play`` runs with piped input: a refused ``d`` (seed 1 opens
+    """``trash-play`` runs with piped input: a refused ``d`` (seed 1 opens
     with a King to place), then ``q``; exit code 0 and nothing on stderr."""
     result = subprocess.run(
-        [sys.executable, "-m", "agents.play", "--seed", "1"],
+        [sys.executable, "-m", "agents.commands.play", "--seed", "1"],
         input="d\nq\n",
         capture_output=True,
         text=True,

@@ -1,4 +1,4 @@
-"""The terminal game ``agents.play --game help_your_neighbor`` (R12, R14): the narration of
+"""The terminal game ``agents.commands.play --game help_your_neighbor`` (R12, R14): the narration of
 every roll, the menu and input handling, the result, and the arguments only Trash takes.
 
 Driven like tests/test_play.py: ``main``/``play`` with a scripted ``input_fn`` and a
@@ -14,9 +14,10 @@ import sys
 
 from test_play import ALL, HYN, ROOT, Script, last_menu, lines_in_order, run
 
-from agents import play
-from agents.neighbor_baselines import NeighborHeuristic
-from trash_env import neighbor
+from agents.commands import play
+from agents.commands import table as play_table
+from agents.heuristic import NeighborHeuristic
+from trash_env.neighbor import rules as neighbor
 
 HEURISTIC = "player_1 (heuristic)"
 PROMPT = re.escape(play.PROMPT)
@@ -40,7 +41,7 @@ def test_a_whole_game_is_played_to_its_end_and_the_rolls_narrated_are_the_games(
     assert f"{winner} {'cover' if winner == 'you' else 'covers'} all ten markers and {verb} (R12)" in text
     assert f"-- over: won by {winner}" in text.rsplit("\n\n", 1)[1]  # the final table
     # Replay on the core: the human always takes the lowest legal action, as the script did.
-    table = play.Table(neighbor.make_config(), [None, NeighborHeuristic()], seed=5)
+    table = play_table.Table(neighbor.make_config(), [None, NeighborHeuristic()], seed=5)
     while not table.over:
         table.apply(table.legal_actions()[0] if table.waiting else table.automatic_action())
     rolls = rf"^(?:{PROMPT})?(?:you roll|player_1 \(heuristic\) rolls) (\d+)"
@@ -159,10 +160,10 @@ def test_opponents_seats_and_players() -> None:
 
 
 def test_module_entry_point_with_piped_input() -> None:
-    """``python -m agents.play --game help_your_neighbor`` with piped input: a refused ``x``, a
+    """``trash-play --game help_your_neighbor`` with piped input: a refused ``x``, a
     roll again, then ``q``; exit code 0 and nothing on stderr."""
     result = subprocess.run(
-        [sys.executable, "-m", "agents.play", *HYN, "--seed", "3"],
+        [sys.executable, "-m", "agents.commands.play", *HYN, "--seed", "3"],
         input="x\nr\nq\n",
         capture_output=True,
         text=True,

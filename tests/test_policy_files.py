@@ -24,11 +24,11 @@ import pytest
 pytest.importorskip("sb3_contrib")
 torch = pytest.importorskip("torch")
 
-from agents import evaluate, play  # noqa: E402
+from agents.commands import evaluate, play  # noqa: E402
 from agents.learned import METADATA_NAME, LearnedAgent, load_model  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from trash_env.config import make_config  # noqa: E402
 from trash_env.single_agent import TrashSingleAgentEnv  # noqa: E402
+from trash_env.trash.config import make_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED_POLICY = ROOT / "policies" / "standard_2p_maskable_ppo.zip"

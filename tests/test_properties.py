@@ -23,12 +23,23 @@ import numpy as np
 import pytest
 
 import trash_env
-from trash_env import core
-from trash_env.belief import sample_hidden_state
-from trash_env.config import PRESETS, RulesConfig, make_config
-from trash_env.core import DISCARD, DRAW, DRAW_STOCK, FACE_DOWN, NO_CARD, NUM_ACTIONS, NUM_RANKS, OVER, PLACE, GameState
-from trash_env.observation import Observer
 from trash_env.records import replay
+from trash_env.trash import rules as core
+from trash_env.trash.belief import sample_hidden_state
+from trash_env.trash.config import PRESETS, RulesConfig, make_config
+from trash_env.trash.observation import Observer
+from trash_env.trash.rules import (
+    DISCARD,
+    DRAW,
+    DRAW_STOCK,
+    FACE_DOWN,
+    NO_CARD,
+    NUM_ACTIONS,
+    NUM_RANKS,
+    OVER,
+    PLACE,
+    GameState,
+)
 
 NUM_GAMES = 10_000  # random games on the core, over every case of CASES
 CONSERVATION_STRIDE = 10  # every 10th game checks card conservation and R15 at every step; all games at the end

@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 
 from trash_env import help_your_neighbor_v0, trash_v0
-from trash_env.config import MAX_LAYOUT
-from trash_env.core import DRAW, FACE_DOWN, OVER
-from trash_env.rendering.svg import COLOURS, neighbor_svg, trash_svg
+from trash_env.neighbor.drawing import neighbor_svg
+from trash_env.rendering.svg import COLOURS
+from trash_env.trash.config import MAX_LAYOUT
+from trash_env.trash.drawing import trash_svg
+from trash_env.trash.rules import DRAW, FACE_DOWN, OVER
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -165,8 +167,8 @@ def test_a_replay_holds_every_move_of_its_record(tmp_path, module) -> None:
 
     from PIL import Image
 
+    from agents.commands.replay import main
     from trash_env.games import game_of
-    from trash_env.rendering.media import main
 
     record, choices = random_record(module, 4, num_players=3)
     (tmp_path / "game.json").write_text(json.dumps(record))
@@ -191,14 +193,14 @@ def test_a_replay_holds_every_move_of_its_record(tmp_path, module) -> None:
 
 
 def test_record_writes_a_game_and_its_pictures(tmp_path) -> None:
-    """``python -m agents.record``: the record replays to its result, the same seed gives the same
+    """``trash-record``: the record replays to its result, the same seed gives the same
     game, and the replay and GIF are written (R3: seat 0 plays first, the agents in the order named)."""
     pytest.importorskip("resvg_py")
     import json
 
-    from agents.record import main
-    from trash_env.core import returns
+    from agents.commands.record import main
     from trash_env.records import replay
+    from trash_env.trash.rules import returns
 
     argv = ["greedy", "counter", "--preset", "pagat", "--seed", "5"]
     assert main([*argv, "--json", str(tmp_path / "a.json"), "--html", str(tmp_path / "a.html")]) == 0
@@ -224,12 +226,12 @@ def test_record_writes_a_game_and_its_pictures(tmp_path) -> None:
     ],
 )
 def test_record_bad_arguments_exit_2(tmp_path, monkeypatch, capsys, argv, message) -> None:
-    from agents.record import main
+    from agents.commands.record import main
 
     monkeypatch.chdir(tmp_path)
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err.startswith("python -m agents.record: error: ") and message in err
+    assert err.startswith("trash-record: error: ") and message in err
     assert list(tmp_path.iterdir()) == []
 
 
@@ -243,9 +245,9 @@ def test_record_bad_arguments_exit_2(tmp_path, monkeypatch, capsys, argv, messag
     ],
 )
 def test_replay_command_refuses_a_bad_record(tmp_path, monkeypatch, capsys, content, argv, message) -> None:
-    """``python -m trash_env.rendering.media``: a missing, unreadable or corrupt record is one error line
+    """``trash-replay``: a missing, unreadable or corrupt record is one error line
     and exit 2, and nothing is written."""
-    from trash_env.rendering.media import main
+    from agents.commands.replay import main
 
     monkeypatch.chdir(tmp_path)
     if content is not None:

@@ -24,11 +24,13 @@ import numpy as np
 import pytest
 from decks import stacked_deck
 
-from trash_env import core, neighbor
-from trash_env.config import make_config
-from trash_env.core import DISCARD, DRAW, DRAW_STOCK, OVER, PLACE_SLOT_0
-from trash_env.neighbor import END_TURN, ROLL_DICE, NeighborConfig
-from trash_env.rendering.svg import neighbor_svg, trash_svg
+from trash_env.neighbor import rules as neighbor
+from trash_env.neighbor.drawing import neighbor_svg
+from trash_env.neighbor.rules import END_TURN, ROLL_DICE, NeighborConfig
+from trash_env.trash import rules as core
+from trash_env.trash.config import make_config
+from trash_env.trash.drawing import trash_svg
+from trash_env.trash.rules import DISCARD, DRAW, DRAW_STOCK, OVER, PLACE_SLOT_0
 
 GOLDEN = Path(__file__).with_name("golden") / "rendering"
 CHECKSUMS = GOLDEN / "svg_sha256.json"

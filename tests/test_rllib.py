@@ -15,11 +15,11 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
-from agents import evaluate
+from agents.commands import evaluate
 from agents.registry import make_agent
-from trash_env import core
-from trash_env.config import make_config
 from trash_env.rllib_env import TrashRLlibEnv
+from trash_env.trash import rules as core
+from trash_env.trash.config import make_config
 
 NUM_ACTIONS = core.NUM_ACTIONS
 
@@ -54,12 +54,15 @@ def play_episode(env: TrashRLlibEnv, rng: np.random.Generator) -> dict[str, obje
     raise AssertionError("the episode did not end")
 
 
-@pytest.mark.parametrize("opponents", [None, ["greedy"], ["random", "counter"]], ids=["self-play", "greedy", "pool"])
+@pytest.mark.parametrize(
+    "opponents", [None, ["greedy"], ["random", "counter"]], ids=["self-play", "greedy", "pool"]
+)
 @pytest.mark.parametrize("num_players", [2, 3])
 def test_environment_exposes_the_learner_seats_with_masks(opponents, num_players) -> None:
     """R13: only the exposed seats act through RLlib, every observation carries the legal
     actions as a float mask, and the rewards at the end are R10's for those seats."""
-    env = TrashRLlibEnv({"num_players": num_players, "opponents": opponents, "seed": 1})
+    agents = [make_agent(name) for name in opponents or []]
+    env = TrashRLlibEnv({"num_players": num_players, "opponents": agents, "seed": 1})
     rng = np.random.default_rng(0)
     for _ in range(30):
         episode = play_episode(env, rng)
@@ -78,8 +81,8 @@ def test_environment_exposes_the_learner_seats_with_masks(opponents, num_players
 
 def test_learner_seat_fixed_and_drawn() -> None:
     """With opponents the learner's seat is drawn per episode, or fixed by learner_seat."""
-    drawn = TrashRLlibEnv({"num_players": 3, "opponents": ["greedy"], "seed": 2})
-    fixed = TrashRLlibEnv({"num_players": 3, "opponents": ["greedy"], "learner_seat": 2, "seed": 2})
+    drawn = TrashRLlibEnv({"num_players": 3, "opponents": [make_agent("greedy")], "seed": 2})
+    fixed = TrashRLlibEnv({"num_players": 3, "opponents": [make_agent("greedy")], "learner_seat": 2, "seed": 2})
     rng = np.random.default_rng(1)
     seats_drawn, seats_fixed = set(), set()
     for _ in range(20):
@@ -105,8 +108,10 @@ def test_truncation_is_reported_as_truncated() -> None:
 def test_bad_configuration_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="num_players"):
         TrashRLlibEnv({"num_players": 9})
-    with pytest.raises(ValueError, match="unknown agent"):
-        TrashRLlibEnv({"opponents": ["heuristic"]})
+    with pytest.raises(ValueError, match="help_your_neighbor"):  # an agent of the other game
+        TrashRLlibEnv({"opponents": [make_agent("heuristic", "help_your_neighbor")]})
+    with pytest.raises(ValueError, match="make_agent"):  # names are resolved by agents, not by trash_env
+        TrashRLlibEnv({"opponents": ["greedy"]})
 
 
 torch = pytest.importorskip("torch")
@@ -126,7 +131,7 @@ def test_tiny_run_on_local_ray_and_the_exported_policy_round_trip(tmp_path: Path
     """A couple of PPO iterations on a local Ray instance: the policy is exported with its
     configuration, loads as an agent that plays only legal actions, goes through the
     evaluation command, and refuses another configuration."""
-    import train_rllib
+    from agents.training import rllib as train_rllib
 
     result = train_rllib.main(
         train_rllib.Args(
@@ -153,7 +158,7 @@ def test_tiny_run_on_local_ray_and_the_exported_policy_round_trip(tmp_path: Path
     agent = make_agent(str(policy))
     config = make_config("standard")
     agent.check_config(config)
-    from agents.evaluation import play_game
+    from agents.evaluation.games import play_game
 
     for seed in range(5):
         rng = np.random.default_rng(seed)

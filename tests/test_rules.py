@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 from decks import stacked_deck
 
-from trash_env import core
-from trash_env.config import PRESETS, RulesConfig, make_config
-from trash_env.core import (
+from trash_env.trash import rules as core
+from trash_env.trash.config import PRESETS, RulesConfig, make_config
+from trash_env.trash.rules import (
     DISCARD,
     DRAW,
     DRAW_STOCK,

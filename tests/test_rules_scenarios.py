@@ -1,6 +1,6 @@
 """More rule scenarios on the pure core: the cases a mutation pass found untested.
 
-``scripts/mutants.py`` changes one rule of ``trash_env/core.py`` or ``trash_env/neighbor.py`` at a
+``scripts/mutants.py`` changes one rule of ``trash_env/trash/rules.py`` or ``trash_env/neighbor/rules.py`` at a
 time and runs the rule, property, env and agent tests (not the batched engine's comparisons with
 the core). The mutants that survived are killed by the scenarios here, each citing its section:
 taking a discard for every ``discard_draw`` case (a wild-held slot included, R4, R5), the order of
@@ -14,9 +14,18 @@ import numpy as np
 import pytest
 from decks import stacked_deck
 
-from trash_env import core
-from trash_env.config import make_config
-from trash_env.core import DISCARD, DRAW, DRAW_STOCK, FACE_DOWN, PLACE_SLOT_0, TAKE_DISCARD, apply_action, legal_actions
+from trash_env.trash import rules as core
+from trash_env.trash.config import make_config
+from trash_env.trash.rules import (
+    DISCARD,
+    DRAW,
+    DRAW_STOCK,
+    FACE_DOWN,
+    PLACE_SLOT_0,
+    TAKE_DISCARD,
+    apply_action,
+    legal_actions,
+)
 
 ACE, FIVE, TEN, JACK, QUEEN, KING = 1, 5, 10, 11, 12, 13
 LAYOUTS = [[2, 3, 4, 5, 6, 7, 8, 9, 10, ACE], [ACE, 2, 3, 4, 5, 6, 7, 8, 9, 10]]

@@ -5,7 +5,7 @@
   exits with 128 + the signal number; that command continues from the interrupted step count. A
   second signal exits at once and leaves every finished file whole. The same for
   ``train_rllib.py``, per iteration.
-- A run folder that already holds a run is never overwritten silently (:mod:`agents.runs`).
+- A run folder that already holds a run is never overwritten silently (:mod:`agents.training.runs`).
 - Every entry point answers a bad argument with exit status 2 and one line on stderr, no
   traceback, and writes nothing.
 - Files are written atomically (:mod:`trash_env.files`).
@@ -29,8 +29,9 @@ from typing import Any
 import pytest
 from tiny_training import tiny_args
 
+from agents.arguments import ArgumentParser, command_line, field_docs, parse_dataclass
+from agents.processes import GracefulStop
 from trash_env import files
-from trash_env.cli import ArgumentParser, GracefulStop, command_line, field_docs, parse_dataclass
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -324,7 +325,7 @@ def test_train_rllib_refuses_an_explicit_run_name_that_holds_a_run(
 ) -> None:
     """The same rule for ``train_rllib.py``, answered before Ray starts."""
     pytest.importorskip("ray")
-    import train_rllib
+    from agents.training import rllib as train_rllib
 
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "progress.json").write_text("{}")
@@ -358,23 +359,23 @@ def bad_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 def entry_point(name: str) -> Callable[[list[str]], int]:
     """The in-process main of each command-line entry point (what ``python ...`` runs)."""
     if name == "train.py":
-        from conftest import load_script
-
-        return load_script("train").cli
-    if name == "train_rllib.py":
-        pytest.importorskip("ray")
-        from conftest import load_script
-
-        return load_script("train_rllib").cli
-    if name == "agents.evaluate":
-        from agents.evaluate import main
+        from agents.commands.train import main
 
         return main
-    if name == "agents.play":
-        from agents.play import main
+    if name == "train_rllib.py":
+        pytest.importorskip("ray")
+        from agents.commands.train_rllib import main
+
+        return main
+    if name == "agents.commands.evaluate":
+        from agents.commands.evaluate import main
+
+        return main
+    if name == "agents.commands.play":
+        from agents.commands.play import main
 
         return lambda argv: main(argv, input_fn=lambda prompt: "q")
-    from trash_env.demo import main
+    from agents.commands.demo import main
 
     return main
 
@@ -413,27 +414,27 @@ BAD_ARGUMENTS = [
     ("train_rllib.py", ["--num-players", "1"], "num_players=1 is out of range (2..8)"),
     ("train_rllib.py", ["--resume", "FOLDER"], "is not a checkpoint folder"),
     ("train_rllib.py", ["--eval-baselines", "SHIPPED", "--num-players", "3"], "trained for another configuration"),
-    ("agents.evaluate", ["greedy", "random", "--workers", "0"], "--workers must be at least 1"),
-    ("agents.evaluate", ["greedy", "random", "--seed", "-1"], "--seed must be at least 0"),
-    ("agents.evaluate", ["greedy", "random", "--deals", "x"], "argument --deals: invalid int value: 'x'"),
-    ("agents.evaluate", ["greedy", "random", "--game", "chess"], "argument --game: invalid choice"),
-    ("agents.evaluate", ["greedy", "nosuch"], "unknown agent 'nosuch'"),
-    ("agents.evaluate", ["greedy", "MISSING"], "does not exist"),
-    ("agents.evaluate", ["greedy", "CORRUPT"], "not a readable policy file"),
-    ("agents.evaluate", ["SHIPPED", "greedy", "--num-players", "3"], "trained for another configuration"),
-    ("agents.evaluate", ["greedy", "random", "--json", "FOLDER"], "--json"),
-    ("agents.evaluate", ["greedy", "random", "--plot", "CORRUPT/x.png"], "is a file, not a folder"),
-    ("agents.evaluate", ["greedy"], "name at least two agents"),
-    ("agents.play", ["--opponents", "nosuch"], "unknown agent 'nosuch'"),
-    ("agents.play", ["--opponents", "MISSING"], "does not exist"),
-    ("agents.play", ["--opponents", "SHIPPED", "greedy"], "trained for another configuration"),
-    ("agents.play", ["--preset", "nosuch"], "argument --preset: invalid choice"),
-    ("agents.play", ["--seat", "5"], "--seat 5 is out of range"),
-    ("trash_env.demo", ["--num-players", "9"], "num_players=9 is out of range (2..8)"),
-    ("trash_env.demo", ["--layout-size", "11"], "layout_size=11 is out of range"),
-    ("trash_env.demo", ["--seed", "-1"], "--seed must be at least 0"),
-    ("trash_env.demo", ["--record", "FOLDER"], "--record"),
-    ("trash_env.demo", ["--preset", "x"], "argument --preset: invalid choice"),
+    ("agents.commands.evaluate", ["greedy", "random", "--workers", "0"], "--workers must be at least 1"),
+    ("agents.commands.evaluate", ["greedy", "random", "--seed", "-1"], "--seed must be at least 0"),
+    ("agents.commands.evaluate", ["greedy", "random", "--deals", "x"], "argument --deals: invalid int value: 'x'"),
+    ("agents.commands.evaluate", ["greedy", "random", "--game", "chess"], "argument --game: invalid choice"),
+    ("agents.commands.evaluate", ["greedy", "nosuch"], "unknown agent 'nosuch'"),
+    ("agents.commands.evaluate", ["greedy", "MISSING"], "does not exist"),
+    ("agents.commands.evaluate", ["greedy", "CORRUPT"], "not a readable policy file"),
+    ("agents.commands.evaluate", ["SHIPPED", "greedy", "--num-players", "3"], "trained for another configuration"),
+    ("agents.commands.evaluate", ["greedy", "random", "--json", "FOLDER"], "--json"),
+    ("agents.commands.evaluate", ["greedy", "random", "--plot", "CORRUPT/x.png"], "is a file, not a folder"),
+    ("agents.commands.evaluate", ["greedy"], "name at least two agents"),
+    ("agents.commands.play", ["--opponents", "nosuch"], "unknown agent 'nosuch'"),
+    ("agents.commands.play", ["--opponents", "MISSING"], "does not exist"),
+    ("agents.commands.play", ["--opponents", "SHIPPED", "greedy"], "trained for another configuration"),
+    ("agents.commands.play", ["--preset", "nosuch"], "argument --preset: invalid choice"),
+    ("agents.commands.play", ["--seat", "5"], "--seat 5 is out of range"),
+    ("agents.commands.demo", ["--num-players", "9"], "num_players=9 is out of range (2..8)"),
+    ("agents.commands.demo", ["--layout-size", "11"], "layout_size=11 is out of range"),
+    ("agents.commands.demo", ["--seed", "-1"], "--seed must be at least 0"),
+    ("agents.commands.demo", ["--record", "FOLDER"], "--record"),
+    ("agents.commands.demo", ["--preset", "x"], "argument --preset: invalid choice"),
 ]
 
 
@@ -477,9 +478,9 @@ def test_bad_arguments_exit_2_with_one_line_and_write_nothing(
     [
         (["train.py", "--total-timesteps", "-1"], "train.py: error: --total-timesteps must be at least 1, got -1"),
         (["train_rllib.py", "--iterations", "0"], "train_rllib.py: error: --iterations must be at least 1, got 0"),
-        (["-m", "agents.evaluate", "greedy", "nosuch"], "python -m agents.evaluate: error: unknown agent 'nosuch'"),
-        (["-m", "agents.play", "--seat", "7"], "trash-play: error: --seat 7 is out of range"),
-        (["-m", "trash_env.demo", "--num-players", "1"], "python -m trash_env.demo: error: num_players=1"),
+        (["-m", "agents.commands.evaluate", "greedy", "nosuch"], "trash-evaluate: error: unknown agent 'nosuch'"),
+        (["-m", "agents.commands.play", "--seat", "7"], "trash-play: error: --seat 7 is out of range"),
+        (["-m", "agents.commands.demo", "--num-players", "1"], "trash-demo: error: num_players=1"),
     ],
 )
 def test_bad_arguments_as_a_user_runs_them(command: list[str], message: str, tmp_path: Path) -> None:
@@ -515,7 +516,7 @@ def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> N
 
 def test_evaluate_outputs_replace_the_named_files_whole(tmp_path: Path) -> None:
     """``--json``, ``--csv`` and ``--plot`` may overwrite the files the user named, and do so whole."""
-    from agents.evaluate import main
+    from agents.commands.evaluate import main
 
     paths = {
         flag: tmp_path / f"out.{suffix}" for flag, suffix in (("--json", "json"), ("--csv", "csv"), ("--plot", "png"))
@@ -579,7 +580,7 @@ def test_graceful_stop_at_once_exits_immediately_and_removes_partial_files(tmp_p
 import os, signal, time
 from pathlib import Path
 from trash_env import files
-from trash_env.cli import GracefulStop
+from agents.processes import GracefulStop
 folder = Path({str(tmp_path)!r})
 files.write_text(folder / "done.txt", "finished")
 with GracefulStop() as stop, stop.at_once("bye"), files.atomic_path(folder / "half.txt") as partial:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.neighbor_baselines import NeighborHeuristic
+from agents.heuristic import NeighborHeuristic
 from agents.registry import make_agent
 from trash_env.single_agent import NeighborSingleAgentEnv, TrashSingleAgentEnv
 
@@ -61,7 +61,7 @@ def test_vector_env_seats_only_its_in_engine_baselines() -> None:
     """The batched vector env plays opponents inside the engine: a name that is not an in-engine
     baseline (a policy file included) is a ValueError."""
     pytest.importorskip("stable_baselines3")
-    from trash_env.vec_env import TrashVecEnv
+    from trash_env.trash.vec_env import TrashVecEnv
 
     with pytest.raises(ValueError, match="not an in-engine baseline"):
         TrashVecEnv(2, "pagat", opponents=[SHIPPED_POLICY])
@@ -69,17 +69,18 @@ def test_vector_env_seats_only_its_in_engine_baselines() -> None:
 
 def test_rllib_env_refuses_a_policy_for_other_rules() -> None:
     pytest.importorskip("ray.rllib")
+    from agents.registry import make_agent
     from trash_env.rllib_env import TrashRLlibEnv
 
     with pytest.raises(ValueError, match="num_players: trained 2, asked 3"):
-        TrashRLlibEnv({"num_players": 3, "opponents": [SHIPPED_POLICY]})
+        TrashRLlibEnv({"num_players": 3, "opponents": [make_agent(SHIPPED_POLICY)]})
 
 
 def test_evaluation_play_and_training_refuse_a_policy_for_other_rules(train, capsys) -> None:
     """Evaluation (from Python), terminal play and train.py (as an opponent) name the fields."""
-    from agents import play
-    from agents.evaluation import run_pairings
-    from trash_env.config import make_config
+    from agents.commands import play
+    from agents.evaluation.duplicate import run_pairings
+    from trash_env.trash.config import make_config
 
     with pytest.raises(ValueError, match="layout_size: trained 10, asked 8"):
         run_pairings(make_config("eight_card"), [(SHIPPED_POLICY, "greedy")], 2)

@@ -20,10 +20,10 @@ from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 import trash_env
 from agents.baselines import GreedyAgent
 from agents.registry import make_agent
-from trash_env import core
-from trash_env.belief import HIDDEN
-from trash_env.config import PRESETS, make_config
 from trash_env.single_agent import TrashSingleAgentEnv, uniform_random_opponent
+from trash_env.trash import rules as core
+from trash_env.trash.belief import HIDDEN
+from trash_env.trash.config import PRESETS, make_config
 from trash_env.view import SeatView
 
 CHECK_CONFIGS = [

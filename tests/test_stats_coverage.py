@@ -1,4 +1,4 @@
-"""The 95% intervals of :mod:`agents.stats` cover the true value about 95% of the time.
+"""The 95% intervals of :mod:`agents.evaluation.stats` cover the true value about 95% of the time.
 
 A simulated round robin of agents of known strength, built like a real one: every pairing replays
 the same deals, and on a deal each agent draws from the same generator whichever pairing it plays,
@@ -22,8 +22,9 @@ import math
 import numpy as np
 import pytest
 
-from agents.evaluation import GameResult, round_robin
-from agents.stats import Interval, agent_summaries, deal_scores, fit_ratings
+from agents.evaluation.duplicate import round_robin
+from agents.evaluation.games import GameResult
+from agents.evaluation.stats import Interval, agent_summaries, deal_scores, fit_ratings
 
 STRENGTH = {"random": -1.0, "mid": 0.0, "strong": 0.3}
 GENEROUS, DRAWN, LUCK = 0.35, 0.15, 2.0

@@ -1,5 +1,5 @@
-"""The benchmark suite: tasks (:mod:`trash_env.tasks`), runs and sweeps (:mod:`agents.suite.runner`),
-statistics (:mod:`agents.suite.aggregate`), reports and the ``trash-bench`` command.
+"""The benchmark suite: tasks (:mod:`agents.bench.tasks`), runs and sweeps (:mod:`agents.bench.runner`),
+statistics (:mod:`agents.bench.statistics`), reports and the ``trash-bench`` command.
 
 - the registry imports without torch, every task's reference scores are stored for its version, and
   the normalised score is 0 for random and 1 for the reference agent;
@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.suite import aggregate
-from trash_env.tasks import TASKS, get_task, load_references, select_tasks
+from agents.bench import statistics as aggregate
+from agents.bench.tasks import TASKS, get_task, load_references, select_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 def bench(*args: str, cwd: Path = ROOT, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agents.suite.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "agents.commands.bench", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
     )
 
 
@@ -42,7 +42,7 @@ def bench(*args: str, cwd: Path = ROOT, timeout: float = 600) -> subprocess.Comp
 
 
 def test_the_registry_imports_without_torch() -> None:
-    code = "import sys, trash_env.tasks as t; assert len(t.TASKS) >= 8; assert 'torch' not in sys.modules, 'torch'"
+    code = "import sys, agents.bench.tasks as t; assert len(t.TASKS) >= 8; assert 'torch' not in sys.modules, 'torch'"
     completed = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert completed.returncode == 0, completed.stderr
 
@@ -78,8 +78,8 @@ def test_every_task_has_stored_references_and_a_normalised_scale() -> None:
 
 def test_the_stored_reference_of_one_task_is_what_the_command_recomputes() -> None:
     """``trash-bench references``'s computation: random against greedy on the final evaluation deals."""
-    from agents.evaluation import run_pairings
-    from agents.stats import pair_summaries
+    from agents.evaluation.duplicate import run_pairings
+    from agents.evaluation.stats import pair_summaries
 
     task = get_task("trash-standard-2p")
     results = run_pairings(task.config(), [("random", "greedy")], task.final_deals, seed=task.eval_seed)
@@ -106,7 +106,7 @@ def start_tiny_sweep(tmp_path: Path, seeds: int) -> tuple[subprocess.Popen, list
     ]  # fmt: skip
     log = (tmp_path / "log.txt").open("w")
     process = subprocess.Popen(
-        [sys.executable, "-m", "agents.suite.cli", *args],
+        [sys.executable, "-m", "agents.commands.bench", *args],
         cwd=ROOT,
         stdout=log,
         stderr=log,
@@ -257,7 +257,7 @@ def test_stratified_bootstrap_resamples_within_tasks() -> None:
 def test_the_best_learner_of_each_task_and_its_gaps_to_reference_and_optimum() -> None:
     """The report names the learner with the highest mean on each task and its gaps (issue 14,
     "how far the best learned policy is from the reference and the optimum")."""
-    from agents.suite import report
+    from agents.bench import report
 
     def runs(*scores: float) -> list[dict[str, Any]]:
         return [{"seed": i, "final": {"normalized": s}} for i, s in enumerate(scores)]
@@ -278,7 +278,7 @@ def test_the_best_learner_of_each_task_and_its_gaps_to_reference_and_optimum() -
 def test_a_task_with_one_run_has_no_interval_and_the_json_leaderboard_says_null(tmp_path: Path) -> None:
     """A sweep in progress can have one finished seed on a task: the Markdown shows the mean alone,
     and ``leaderboard.json`` (strict JSON, no NaN) gives null for the interval."""
-    from agents.suite import report
+    from agents.bench import report
     from trash_env.files import write_json
 
     grouped = {"a": {"hyn-2p": [{"seed": 0, "final": {"normalized": 0.5}, "wall_seconds": 1.0}]}}
@@ -293,7 +293,7 @@ def test_an_algorithm_has_one_colour_in_every_plot_even_where_others_are_missing
     """An algorithm that ran only some tasks must not shift the others' colours in the per-task
     panels (the legend is the figure's, one entry per algorithm)."""
     pytest.importorskip("matplotlib")
-    from agents.suite import report
+    from agents.bench import report
 
     def runs(task: str, score: float) -> list[dict[str, Any]]:
         budget = TASKS[task].budget
@@ -348,7 +348,7 @@ class FirstLegal:
 def test_a_custom_algorithm_plugs_in(tmp_path: Path) -> None:
     """An algorithm outside the package (``module:Class``) is trained through the interface: its
     checkpoints become the curve, its returned callable the final policy."""
-    from agents.suite.runner import result_path, run_one
+    from agents.bench.runner import result_path, run_one
 
     sys.path.insert(0, str(Path(__file__).parent))
     try:
@@ -378,7 +378,7 @@ def test_a_sweep_runs_as_ray_tasks_on_a_local_ray_instance(tmp_path: Path) -> No
         "RAY_AUTH_MODE": "disabled",
     }
     completed = subprocess.run(
-        [sys.executable, "-m", "agents.suite.cli", *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+        [sys.executable, "-m", "agents.commands.bench", *args], cwd=tmp_path, env=env, capture_output=True, text=True,
         timeout=600,
     )  # fmt: skip
     assert completed.returncode == 0, completed.stderr
@@ -391,7 +391,7 @@ def test_a_sweep_runs_as_ray_tasks_on_a_local_ray_instance(tmp_path: Path) -> No
         data = json.loads(path.read_text())
         assert data["complete"] and data["budget_fraction"] == 0.005
     again = subprocess.run(
-        [sys.executable, "-m", "agents.suite.cli", *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+        [sys.executable, "-m", "agents.commands.bench", *args], cwd=tmp_path, env=env, capture_output=True, text=True,
         timeout=300,
     )  # fmt: skip
     assert again.returncode == 0 and "0 runs to do, 2 already finished" in again.stdout, again.stderr
@@ -407,7 +407,7 @@ def test_snapshots_in_the_batched_vector_env_only_play_legal_moves() -> None:
     the learner is asked at every step, and finished episodes report R10 rewards."""
     pytest.importorskip("stable_baselines3")
     from agents.learned import LearnedAgent
-    from trash_env.vec_env import TrashVecEnv
+    from trash_env.trash.vec_env import TrashVecEnv
 
     shipped = LearnedAgent.load(ROOT / "policies" / "standard_2p_maskable_ppo.zip", name="snapshot")
 
@@ -458,7 +458,7 @@ def test_snapshots_in_the_batched_vector_env_only_play_legal_moves() -> None:
 def test_a_run_repeated_gives_the_same_result_file(tmp_path: Path, task: str, algorithm: str) -> None:
     """Seeded end to end, for every algorithm of the reference leaderboard: the same (task, algorithm,
     seed) at a tiny budget twice writes the same result file, apart from its timing (``wall_seconds``)."""
-    from agents.suite.runner import run_one
+    from agents.bench.runner import run_one
 
     first = run_one(task, algorithm, 3, str(tmp_path / "one"), fraction=0.01)
     second = run_one(task, algorithm, 3, str(tmp_path / "two"), fraction=0.01)
@@ -471,7 +471,7 @@ def test_the_numpy_reinforce_example_runs_through_the_interface(tmp_path: Path) 
     """``examples/reinforce.py`` (the README's learner that is not from SB3) trains on a Trash task and on
     Help Your Neighbor at a tiny budget; its policy is evaluated in batches and beats nothing by magic:
     the untrained policy's first point is a real evaluation (normalised score well below 1 at step 0)."""
-    from agents.suite.runner import run_one
+    from agents.bench.runner import run_one
 
     sys.path.insert(0, str(ROOT))
     try:
@@ -502,10 +502,10 @@ def test_worker_processes_keep_to_one_thread() -> None:
     worker made parallel sweeps several times slower)."""
     code = (
         "import numba, torch\n"
-        "from trash_env.cli import one_thread_per_process\n"
+        "from agents.processes import one_thread_per_process\n"
         "one_thread_per_process()\n"
-        "from trash_env.batched import TrashBatch\n"
-        "from trash_env.config import make_config\n"
+        "from trash_env.trash.batched import TrashBatch\n"
+        "from trash_env.trash.config import make_config\n"
         "batch = TrashBatch(make_config(), 1024, seed=0, opponents=['random'])\n"
         "print(torch.get_num_threads(), numba.get_num_threads(), batch.parallel)\n"
     )

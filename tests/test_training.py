@@ -1,5 +1,5 @@
 """Tests of training and learned policies: ``train.py``, :mod:`agents.learned` and policy files
-used through :mod:`agents.registry`, :mod:`agents.evaluate` and :mod:`agents.play`.
+used through :mod:`agents.registry`, :mod:`agents.commands.evaluate` and :mod:`agents.commands.play`.
 
 Every training here is tiny (at most a few thousand learner decisions on 2 environments, a handful
 of evaluation deals), so these tests check the plumbing, not the strength of the policies: runs
@@ -29,11 +29,11 @@ from tiny_training import tiny_args
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("stable_baselines3")
 
-from agents import play as play_cli
 from agents.base import Agent, SeatView
 from agents.baselines import RandomAgent
-from agents.evaluate import main as evaluate_main
-from agents.evaluation import play_game
+from agents.commands import play as play_cli
+from agents.commands.evaluate import main as evaluate_main
+from agents.evaluation.games import play_game
 from agents.learned import (
     METADATA_NAME,
     LearnedAgent,
@@ -44,8 +44,8 @@ from agents.learned import (
     save_policy,
 )
 from agents.registry import make_agent
-from trash_env.config import make_config
 from trash_env.single_agent import TrashSingleAgentEnv
+from trash_env.trash.config import make_config
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -198,9 +198,9 @@ def test_train_script_tiny_run_end_to_end(tiny_run: tuple[subprocess.CompletedPr
 
 
 def test_evaluate_cli_loads_the_saved_policy(tiny_policy: Path) -> None:
-    """``python -m agents.evaluate POLICY.zip greedy`` loads the policy file from its path and plays
+    """``trash-evaluate POLICY.zip greedy`` loads the policy file from its path and plays
     the duplicate-deal tournament: exit 0 and the policy in the table."""
-    completed = run_in_repo("-m", "agents.evaluate", str(tiny_policy), "greedy", "--deals", "10", "--quiet")
+    completed = run_in_repo("-m", "agents.commands.evaluate", str(tiny_policy), "greedy", "--deals", "10", "--quiet")
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert str(tiny_policy) in completed.stdout
     assert "10 duplicate deals per pair" in completed.stdout
@@ -399,9 +399,11 @@ def test_policy_refuses_another_configuration(
 
 
 def test_evaluate_cli_refuses_a_policy_for_another_player_count(tiny_policy: Path) -> None:
-    """``python -m agents.evaluate POLICY.zip greedy --num-players 3`` exits 2 with an error naming
+    """``trash-evaluate POLICY.zip greedy --num-players 3`` exits 2 with an error naming
     the differing field, before playing any game."""
-    completed = run_in_repo("-m", "agents.evaluate", str(tiny_policy), "greedy", "--num-players", "3", "--quiet")
+    completed = run_in_repo(
+        "-m", "agents.commands.evaluate", str(tiny_policy), "greedy", "--num-players", "3", "--quiet"
+    )
     assert completed.returncode == 2
     assert "error:" in completed.stderr and "num_players: trained 2, asked 3" in completed.stderr
     assert "Traceback" not in completed.stderr
@@ -429,7 +431,7 @@ def test_evaluate_main_refuses_bad_policies(
 
 
 def test_play_cli_accepts_a_policy_opponent(tiny_policy: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """``agents.play --opponents POLICY.zip`` seats the learned agent (it moves first when you take
+    """``agents.commands.play --opponents POLICY.zip`` seats the learned agent (it moves first when you take
     seat 1) and refuses it for a 3-player table with exit code 2."""
     out = io.StringIO()
     code = play_cli.main(["--opponents", str(tiny_policy), "--seat", "1"], input_fn=lambda prompt: "q", out=out)
@@ -560,7 +562,7 @@ def test_resume_with_the_budget_already_reached_still_evaluates(
 
 
 def test_overrides_of_num_players_agree_with_the_environment(train: ModuleType, tmp_path: Path) -> None:
-    """``--overrides num_players=3`` trains a 3-player policy, as ``agents.evaluate --override``
+    """``--overrides num_players=3`` trains a 3-player policy, as ``agents.commands.evaluate --override``
     would play it: the policy's metadata and its environments agree on the configuration."""
     result = train.main(tiny_args(train, tmp_path, overrides=["num_players=3"], total_timesteps=256))
     assert read_metadata(result["policy"])["config"]["num_players"] == 3
@@ -683,7 +685,7 @@ def test_learned_policy_plays_the_same_games_on_the_batched_engine(algo: str, tr
     """A learned policy is asked in batches (one forward pass for every game waiting on it) on the
     batched engine and plays exactly the games it plays on the core, one position at a time, against
     greedy and against random (whose generator is the scalar path's too), in every seat."""
-    from agents.evaluation import run_pairings
+    from agents.evaluation.duplicate import run_pairings
 
     policy = str(train_policy(algo)["policy"])
     config = make_config("standard")

@@ -1,4 +1,4 @@
-"""Play in the browser (``agents.web``, ``python -m agents.play --web``): the JSON API, the page's
+"""Play in the browser (``agents.commands.web.server``, ``trash-play --web``): the JSON API, the page's
 assets, public information only (R2), the command line, and whole games in a headless Chromium.
 
 The API is driven in-process with Starlette's TestClient; the browser tests serve the app with
@@ -29,9 +29,10 @@ import numpy as np
 import pytest
 from test_play import ROOT, choices, unseen_moved
 
-from agents import play
-from trash_env import core
-from trash_env.config import make_config
+from agents.commands import play
+from agents.commands import table as play_table
+from trash_env.trash import rules as core
+from trash_env.trash.config import make_config
 
 try:
     import uvicorn
@@ -40,7 +41,7 @@ try:
         warnings.filterwarnings("ignore", "Using `httpx` with `starlette.testclient`")
         from starlette.testclient import TestClient
 
-    from agents import web
+    from agents.commands.web import server as web
 except (ImportError, RuntimeError) as error:  # the web extra; the TestClient's httpx (the dev extra)
     if os.environ.get("CI"):
         raise
@@ -113,7 +114,7 @@ GAMES = [
 def test_whole_games_against_baselines_then_a_new_game(argv: list[str]) -> None:
     """New game, state, then random legal moves play the game to its end (R8, R9, R12): the
     result names the winners and the returns (R10, R12), the log is the narration of
-    agents.play for the same seed and moves (replayed on its Table), and the same state is
+    agents.commands.play for the same seed and moves (replayed on its Table), and the same state is
     served again. A move after the end is refused (409); "New game" deals game 2 with the next
     seed, from a fresh log."""
     seed = 4
@@ -135,7 +136,7 @@ def test_whole_games_against_baselines_then_a_new_game(argv: list[str]) -> None:
     assert state["log"] == lines
     # The same game on the terminal's game loop: the same narration, move for move.
     config, agents = setup(argv)
-    table = play.Table(config, agents, seed)
+    table = play_table.Table(config, agents, seed)
     replayed, moves = [], iter(actions)
     while not table.over:
         replayed.extend(table.apply(next(moves) if table.waiting else table.automatic_action()))
@@ -440,12 +441,12 @@ def test_nothing_hidden_is_served(seed: int) -> None:
 
 def test_missing_web_dependencies_are_named(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
     """Without Starlette (or uvicorn) ``--web`` names the extra to install and exits 2."""
-    import agents
+    from agents.commands import web
 
     for name in [name for name in sys.modules if name == "starlette" or name.startswith("starlette.")]:
         monkeypatch.setitem(sys.modules, name, None)  # importing it raises ImportError
-    monkeypatch.delitem(sys.modules, "agents.web")
-    monkeypatch.delattr(agents, "web")
+    monkeypatch.delitem(sys.modules, "agents.commands.web.server", raising=False)
+    monkeypatch.delattr(web, "server", raising=False)
     assert play.main(["--web"]) == 2
     err = capsys.readouterr().err
     assert (
@@ -464,9 +465,9 @@ def test_a_port_in_use_is_a_clear_error(capsys: pytest.CaptureFixture) -> None:
 
 
 def start_server(argv: Sequence[str]) -> tuple[subprocess.Popen, str]:
-    """``python -m agents.play --web ARGV`` and the URL of the line it prints."""
+    """``trash-play --web ARGV`` and the URL of the line it prints."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "agents.play", "--web", *argv],
+        [sys.executable, "-m", "agents.commands.play", "--web", *argv],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -504,7 +505,7 @@ def iter_lines(process: subprocess.Popen) -> Iterator[str]:
     ids=["trash-SIGINT", "help_your_neighbor-SIGTERM"],
 )
 def test_the_command_prints_its_url_serves_the_page_and_stops_on_a_signal(argv: list[str], signum: int) -> None:
-    """``python -m agents.play --web --port 0`` prints the game and ``Serving on URL (Ctrl-C to
+    """``trash-play --web --port 0`` prints the game and ``Serving on URL (Ctrl-C to
     stop)`` on a free port of 127.0.0.1, serves the page and the API there, and on SIGINT or
     SIGTERM shuts down, says so and exits with 128 + the signal number, nothing on stderr."""
     process, url = start_server(argv)

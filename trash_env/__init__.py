@@ -1,35 +1,57 @@
-"""trash-rl: the card game Trash (Garbage) as reinforcement-learning environments.
+"""trash-rl: the card game Trash (Garbage) and its dice relative Help Your Neighbor as
+reinforcement-learning environments.
 
     >>> import trash_env
     >>> env = trash_env.env(preset="standard", num_players=2)
     >>> env.reset(seed=0)
 
-The rules live in one pure core (:mod:`trash_env.core`, configured by
-:mod:`trash_env.config`); :mod:`trash_env.trash` wraps it as the PettingZoo AEC
-environment ``trash_v0``. The dice variant Help Your Neighbor (R12) has its own
-core, :mod:`trash_env.neighbor`, and environment, ``help_your_neighbor_v0``.
+A folder per game holds its rules core, configuration, observation, drawing and engines:
+:mod:`trash_env.trash` (Trash, R1-R11, R13, R15; the PettingZoo env ``trash_v0``) and
+:mod:`trash_env.neighbor` (Help Your Neighbor, R12, R14; ``help_your_neighbor_v0`` and the
+exact solver of two players). :mod:`trash_env.kernel` is what both rules cores share; the rest of
+this package is the env glue both games use (the AEC base, the single-agent Gymnasium envs,
+wrappers, records, pictures, files). It never imports ``agents``.
 """
+
+from importlib import metadata as _metadata
+from typing import Any
 
 import gymnasium
 
-from trash_env.config import PRESETS, RulesConfig, make_config
 from trash_env.records import replay
 from trash_env.single_agent import NeighborSingleAgentEnv, TrashSingleAgentEnv
-from trash_env.trash import env, raw_env
+from trash_env.trash.config import PRESETS, RulesConfig, make_config
+from trash_env.trash.env import env, raw_env
 
 __all__ = [
     "PRESETS",
     "NeighborSingleAgentEnv",
     "RulesConfig",
     "TrashSingleAgentEnv",
+    "TrashVecEnv",
     "env",
     "make_config",
     "raw_env",
     "replay",
 ]
 
+try:
+    __version__ = _metadata.version("trash-rl")
+except _metadata.PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
+
+_LAZY = {"TrashVecEnv": "trash_env.trash.vec_env"}  # needs Stable-Baselines3 (the train extra)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'trash_env' has no attribute {name!r}")
+
+
 if "TrashSingleAgent-v0" not in gymnasium.registry:
     gymnasium.register(id="TrashSingleAgent-v0", entry_point="trash_env.single_agent:TrashSingleAgentEnv")
 if "HelpYourNeighborSingleAgent-v0" not in gymnasium.registry:
     gymnasium.register(id="HelpYourNeighborSingleAgent-v0", entry_point="trash_env.single_agent:NeighborSingleAgentEnv")
-__version__ = "0.1.0"

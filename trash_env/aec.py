@@ -1,7 +1,7 @@
 """The PettingZoo AEC environment written once for every game of :mod:`trash_env.games`.
 
-``trash_v0`` (:mod:`trash_env.trash`) and ``help_your_neighbor_v0``
-(:mod:`trash_env.help_your_neighbor`) are subclasses that name their game and
+``trash_v0`` (:mod:`trash_env.trash.env`) and ``help_your_neighbor_v0``
+(:mod:`trash_env.neighbor.env`) are subclasses that name their game and
 document it; everything an AEC env does (reset with a per-episode seed,
 skipping forced moves, rewards, illegal moves, observations with action
 masks, rendering, game records) is here.

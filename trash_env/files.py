@@ -5,7 +5,7 @@ CSV and plots, game records) goes through :func:`atomic_path`: the content is
 written to a temporary file beside the target and renamed over it in one step
 (``os.replace``), so the target holds either its old content or the new one,
 never a part. Temporary files still being written are remembered, so that a
-process told to exit at once (a second Ctrl-C, :mod:`trash_env.cli`) can
+process told to exit at once (a second Ctrl-C, :mod:`agents.arguments`) can
 remove them first with :func:`remove_partial_files`.
 """
 

@@ -1,8 +1,8 @@
 """The games of the package, each as one descriptor of its rules core.
 
 The environments, the agent views and the evaluation tools are written once
-against a :class:`Game`: Trash (:mod:`trash_env.core`, R1-R11, R13, R15) and
-Help Your Neighbor (:mod:`trash_env.neighbor`, R12, R14). A configuration knows
+against a :class:`Game`: Trash (:mod:`trash_env.trash.rules`, R1-R11, R13, R15) and
+Help Your Neighbor (:mod:`trash_env.neighbor.rules`, R12, R14). A configuration knows
 its game (:func:`game_of`).
 """
 
@@ -14,14 +14,17 @@ from typing import Any
 
 import numpy as np
 
-from trash_env import core, neighbor
-from trash_env.belief import public_view
-from trash_env.config import PRESETS, RulesConfig, make_config
-from trash_env.neighbor import NeighborConfig
-from trash_env.neighbor_observation import NEIGHBOR_OBSERVATION_VERSION, NeighborGlobalState, NeighborObserver
-from trash_env.observation import OBSERVATION_VERSION, GlobalState, Observer
-from trash_env.render import render_neighbor, render_table
-from trash_env.rendering.svg import neighbor_svg, trash_svg
+from trash_env.neighbor import rules as neighbor
+from trash_env.neighbor.drawing import neighbor_svg
+from trash_env.neighbor.observation import NEIGHBOR_OBSERVATION_VERSION, NeighborGlobalState, NeighborObserver
+from trash_env.neighbor.rules import NeighborConfig
+from trash_env.neighbor.text import render_neighbor
+from trash_env.trash import rules as core
+from trash_env.trash.belief import public_view
+from trash_env.trash.config import PRESETS, RulesConfig, make_config
+from trash_env.trash.drawing import trash_svg
+from trash_env.trash.observation import OBSERVATION_VERSION, GlobalState, Observer
+from trash_env.trash.text import render_table
 
 
 @dataclass(frozen=True)

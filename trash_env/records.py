@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from trash_env import files, neighbor
-from trash_env.config import RulesConfig
-from trash_env.core import GameState, apply_action, new_game, returns
-from trash_env.neighbor import NeighborConfig, NeighborState
+from trash_env import files
+from trash_env.neighbor import rules as neighbor
+from trash_env.neighbor.rules import NeighborConfig, NeighborState
+from trash_env.trash.config import RulesConfig
+from trash_env.trash.rules import GameState, apply_action, new_game, returns
 
 RECORD_VERSION = 1
 GAME_NAME = "trash_v0"

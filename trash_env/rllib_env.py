@@ -1,16 +1,17 @@
 """`trash_v0` for Ray RLlib: a multi-agent environment through RLlib's PettingZoo support.
 
 :class:`TrashRLlibEnv` is RLlib's ``PettingZooEnv`` wrapper around
-``trash_v0`` (:mod:`trash_env.trash`) with two changes RLlib needs:
+``trash_v0`` (:mod:`trash_env.trash.env`) with two changes RLlib needs:
 
 - each observation is ``{"observations": vector, "action_mask": float32 mask}``,
   the form RLlib's action-masking RLModule reads (its example module,
   ``ActionMaskingTorchRLModule``, adds log(mask) to the logits, so an illegal
   action is never sampled);
-- with ``opponents`` (baseline names of :mod:`agents.registry`), one learner
-  seat per episode (drawn, or ``learner_seat``) is exposed to RLlib and the
-  other seats are played inside ``step`` by the baselines; without, every
-  seat is exposed (self-play: map them all to one policy).
+- with ``opponents`` (agents: objects with ``act(view, rng)``, such as
+  ``agents.registry.make_agent("greedy")``), one learner seat per episode
+  (drawn, or ``learner_seat``) is exposed to RLlib and the other seats are
+  played inside ``step`` by the opponents; without, every seat is exposed
+  (self-play: map them all to one policy).
 
 Forced moves are skipped as in ``trash_v0`` (R13). Rewards are R10's, at the
 end of the episode, for the exposed seats only.
@@ -26,7 +27,7 @@ import gymnasium as gym
 import numpy as np
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-from trash_env.trash import raw_env
+from trash_env.trash.env import raw_env
 from trash_env.view import SeatView
 
 _MAX_REDEALS = 100
@@ -40,7 +41,7 @@ class TrashRLlibEnv(PettingZooEnv):
     """RLlib's PettingZooEnv over ``trash_v0`` (see the module docstring).
 
     ``env_config``: ``preset`` (default ``standard``), ``num_players``, any rules
-    field, ``opponents`` (a list of baseline names; None or empty: self-play) and
+    field, ``opponents`` (a list of agents, each with ``act(view, rng)``; None or empty: self-play) and
     ``learner_seat`` (None: drawn per episode), ``seed``.
     """
 
@@ -53,13 +54,17 @@ class TrashRLlibEnv(PettingZooEnv):
         seed = env_config.pop("seed", None)
         seed = None if seed is None else [int(seed), *where]
         preset = env_config.pop("preset", "standard")
-        from agents.registry import make_agent  # the baselines; trash_env itself never imports agents
-
         super().__init__(raw_env(preset, **dict(env_config)))
         raw = self.env
-        self._opponents = [make_agent(name) for name in opponents]
+        self._opponents = list(opponents)
         for opponent in self._opponents:
-            opponent.check_config(raw.config)
+            if not callable(getattr(opponent, "act", None)):
+                raise ValueError(
+                    f"opponents are agents with act(view, rng), got {opponent!r} "
+                    "(by name: agents.registry.make_agent(name))"
+                )
+            if hasattr(opponent, "check_config"):
+                opponent.check_config(raw.config)
         self._rng = np.random.default_rng(seed)
         inner = raw.observation_space(raw.possible_agents[0])["observation"]
         space = gym.spaces.Dict(

@@ -23,7 +23,7 @@ class SeatView:
     - ``action_mask``: the same as an int8 mask;
     - ``observation``: the env's observation vector, computed on first use;
     - ``public_state``: the game state with everything hidden scrubbed (for Trash
-      :func:`~trash_env.belief.public_view`, R15; Help Your Neighbor hides nothing,
+      :func:`~trash_env.trash.belief.public_view`, R15; Help Your Neighbor hides nothing,
       so a copy), computed on first use.
     """
 

@@ -26,7 +26,7 @@ from typing import Any
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from trash_env import core
+from trash_env.trash import rules as core
 
 
 class StandardChecks(OrderEnforcingWrapper):

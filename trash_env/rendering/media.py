@@ -1,9 +1,9 @@
 """A game record as pictures: every position's SVG, an animated GIF, a self-contained HTML replay.
 
-    python -m trash_env.rendering.media RECORD.json --html game.html --gif game.gif [--fps 2]
+    trash-replay RECORD.json --html game.html --gif game.gif [--fps 2]   # the command: agents.commands.replay
 
 Records come from the environments (``env.unwrapped.record()``) or from evaluation
-(``python -m agents.evaluate A B --save-records DIR``). The HTML file holds every frame inline (no
+(``trash-evaluate A B --save-records DIR``). The HTML file holds every frame inline (no
 network: it opens offline) with step, play/pause and a slider; it names each move and who made it,
 marks forced moves (R13, R14), and for learned agents lists the probability their policy gave each
 legal action, where the record has them. Needs the ``render`` extra.
@@ -18,9 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from trash_env.games import NEIGHBOR, TRASH, Game
-from trash_env.records import NEIGHBOR_GAME_NAME, load_record, replay
-
-PROG = "python -m trash_env.rendering.media"
+from trash_env.records import NEIGHBOR_GAME_NAME, replay
 
 
 @dataclass
@@ -170,40 +168,3 @@ def check_fps(fps: float) -> None:
     """A ValueError naming ``--fps`` unless it is a rate a GIF and the replay can play."""
     if not 0 < fps <= 50:
         raise ValueError(f"--fps must be above 0 and at most 50, got {fps}")
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The command: 0 after writing, 2 for a bad argument or record (one line on stderr)."""
-    from trash_env.cli import ArgumentParser, fail
-
-    parser = ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
-    parser.add_argument("record", type=Path, help="a game record (JSON)")
-    parser.add_argument("--html", type=Path, help="write a self-contained HTML replay here")
-    parser.add_argument("--gif", type=Path, help="write an animated GIF here")
-    parser.add_argument("--fps", type=float, default=2.0, help="positions per second (default 2)")
-    args = parser.parse_args(argv)
-    try:
-        from trash_env.files import check_output_path
-
-        if not (args.html or args.gif):
-            raise ValueError("name at least one output: --html FILE or --gif FILE")
-        check_fps(args.fps)
-        check_output_path("--html", args.html)
-        check_output_path("--gif", args.gif)
-        if not args.record.is_file():
-            raise ValueError(f"record {str(args.record)!r} is not a file")
-        record = load_record(args.record)
-        shown = frames(record)  # replays it: a record that does not replay is refused before anything is written
-    except (ValueError, TypeError, KeyError) as error:
-        return fail(PROG, error)
-    if args.html:
-        write_html(record, args.html, args.fps, shown)
-        print(f"wrote {args.html}")
-    if args.gif:
-        write_gif(record, args.gif, args.fps, shown)
-        print(f"wrote {args.gif}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,0 +1,210 @@
+"""One benchmark run, its result file, and sweeps of runs (processes or Ray), resumable.
+
+A run trains one algorithm on one task with one seed (:func:`run_one`), evaluating the policy at
+the task's points and at the end on the task's duplicate deals (evaluation seed
+``task.eval_seed``, never a training seed), and writes one JSON file (:func:`result_path`):
+
+    {"format": 1, "task", "task_version", "algorithm", "seed", "budget", "budget_fraction",
+     "curve": [{"timesteps", "score", "low", "high", "normalized"}, ...],
+     "final": {"score", "low", "high", "normalized", "deals"},
+     "reference": {"random", "reference"}, "evaluation": {"opponent", "deals", "final_deals", "seed"},
+     "wall_seconds", "package_version", "complete": true}
+
+``score`` is the policy's score difference per deal against the evaluation opponent with its 95%
+interval over deals; ``normalized`` rescales it (0: random, 1: the reference agent). The file is
+written once the run is finished (atomically), so a sweep stopped half-way resumes by skipping the
+runs whose files exist (:func:`sweep`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from pathlib import Path
+from typing import Any
+
+from agents.bench.tasks import MAX_TRAINING_SEED, Task, get_task
+from agents.processes import worker_setup
+from trash_env.files import PARTIAL_MARK, write_json
+
+RESULT_FORMAT = 1
+TIMING_FIELDS = ("wall_seconds",)
+
+
+def package_version() -> str:
+    import trash_env
+
+    return trash_env.__version__
+
+
+def result_path(results: Path, task: Task, algorithm: str, seed: int) -> Path:
+    return Path(results) / task.name / algorithm / f"seed_{seed}.json"
+
+
+def read_result(path: Path) -> dict[str, Any] | None:
+    """A finished run's result, or None (missing, unreadable, or not complete)."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) and data.get("complete") is True else None
+
+
+def evaluate(task: Task, agent: Any, deals: int) -> dict[str, float]:
+    """The agent's score difference per deal against the task's evaluation opponent, on the task's
+    evaluation deals (the batched engine where it can play them: the same games, faster)."""
+    from agents.evaluation.duplicate import run_pairings
+    from agents.evaluation.stats import pair_summaries
+
+    results = run_pairings(
+        task.config(), [("policy", task.reference)], deals, seed=task.eval_seed, prebuilt={"policy": agent}
+    )
+    difference = pair_summaries(results)[0].score_difference
+    point = {"score": difference.mean, "low": difference.low, "high": difference.high}
+    return {**point, "normalized": task.normalize(point["score"])}
+
+
+def run_one(task_name: str, algorithm_spec: str, seed: int, results: str, fraction: float = 1.0) -> dict[str, Any]:
+    """Train ``algorithm_spec`` on the task with ``seed`` and write the result file; returns it."""
+    from agents.bench.algorithms import TaskContext, as_agent, load_algorithm, make_opponents
+
+    with contextlib.suppress(ImportError):
+        import torch
+
+        torch.set_num_threads(1)  # runs go side by side, one per core
+    task = get_task(task_name)
+    algorithm = load_algorithm(algorithm_spec)
+    name = algorithm.name if algorithm_spec in {algorithm.name} else algorithm_spec.replace(":", ".")
+    points = task.points(fraction)
+    point_deals, final_deals = task.scaled_deals(fraction)
+    start = time.perf_counter()
+    curve: list[dict[str, Any]] = []
+
+    def checkpoint(timesteps: int, policy: Any) -> None:
+        curve.append({"timesteps": int(timesteps), **evaluate(task, as_agent(policy, task), point_deals)})
+
+    with tempfile.TemporaryDirectory(prefix="trash-bench-") as work:
+        context = TaskContext(task, seed, task.scaled_budget(fraction), points, Path(work), make_opponents(task))
+        policy = algorithm.train(context, checkpoint)
+        final = {**evaluate(task, as_agent(policy, task), final_deals), "deals": final_deals}
+    result = {
+        "format": RESULT_FORMAT,
+        "task": task.name,
+        "task_version": task.version,
+        "algorithm": name,
+        "seed": seed,
+        "budget": task.scaled_budget(fraction),
+        "budget_fraction": fraction,
+        "curve": curve,
+        "final": final,
+        "reference": task.reference_scores,
+        "evaluation": {
+            "opponent": task.reference,
+            "deals": point_deals,
+            "final_deals": final_deals,
+            "seed": task.eval_seed,
+        },
+        "wall_seconds": round(time.perf_counter() - start, 1),
+        "package_version": package_version(),
+        "complete": True,
+    }
+    write_json(result_path(Path(results), task, name, seed), result)
+    return result
+
+
+def _ray_run_one(*job: Any) -> dict[str, Any]:
+    """:func:`run_one` as a Ray task: one thread, as in a worker process (Ray runs one task per CPU)."""
+    from agents.processes import one_thread_per_process
+
+    one_thread_per_process()
+    return run_one(*job)
+
+
+def plan(tasks: Sequence[Task], algorithm: str, seeds: Sequence[int], results: Path) -> tuple[list, list]:
+    """The (task, seed) runs to do and those already finished (their files exist and are complete)."""
+    name = algorithm.replace(":", ".")
+    todo, done = [], []
+    for task in tasks:
+        for seed in seeds:
+            if not 0 <= seed < MAX_TRAINING_SEED:
+                raise ValueError(f"training seeds are 0..{MAX_TRAINING_SEED - 1}, got {seed}")
+            existing = read_result(result_path(results, task, name, seed))
+            finished = existing is not None and existing["task_version"] == task.version
+            (done if finished else todo).append((task, seed))
+    return todo, done
+
+
+def sweep(
+    tasks: Sequence[Task],
+    algorithm: str,
+    seeds: Sequence[int],
+    results: Path,
+    workers: int = 1,
+    fraction: float = 1.0,
+    ray_address: str | None = None,
+    use_ray: bool = False,
+    on_result: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Every (task, seed) run not finished yet, ``workers`` at a time in worker processes (or as Ray
+    tasks); finished runs are skipped, so a stopped sweep resumes where it stopped."""
+    todo, _ = plan(tasks, algorithm, seeds, results)
+    jobs = [(task.name, algorithm, seed, str(results), fraction) for task, seed in todo]
+    finished: list[dict[str, Any]] = []
+
+    def record(result: dict[str, Any]) -> None:
+        finished.append(result)
+        if on_result:
+            on_result(result)
+
+    if not jobs:
+        return finished
+    if use_ray:
+        import ray
+
+        ray.init(address=ray_address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+        remote = ray.remote(num_cpus=1)(_ray_run_one)
+        pending = [remote.remote(*job) for job in jobs]
+        try:
+            while pending:
+                ready, pending = ray.wait(pending, num_returns=1)
+                record(ray.get(ready[0]))
+        finally:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+        return finished
+    if workers == 1:
+        for job in jobs:
+            record(run_one(*job))
+        return finished
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_setup)
+    try:
+        futures = {pool.submit(run_one, *job) for job in jobs}
+        while futures:
+            done, futures = wait(futures, return_when=FIRST_COMPLETED)
+            for future in done:
+                record(future.result())
+    except BaseException:
+        processes = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        raise
+    pool.shutdown()
+    return finished
+
+
+def load_results(results: Path) -> list[dict[str, Any]]:
+    """Every finished result file under ``results`` (never a file still being written, whose name
+    has ``.partial``)."""
+    out = []
+    for path in sorted(Path(results).rglob("seed_*.json")):
+        if PARTIAL_MARK in path.name:
+            continue
+        data = read_result(path)
+        if data is not None:
+            out.append(data)
+    return out

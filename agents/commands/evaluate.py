@@ -1,0 +1,305 @@
+"""Evaluate agents against each other: ``trash-evaluate AGENT AGENT [AGENT ...]``.
+
+Every pair of the named agents plays the same deals; with duplicate deals
+(default) each deal is played once for every rotation of the seats, so the
+luck of the deal cancels. Prints a table of per-agent results (win rate, mean
+reward with 95% interval over deals, Bradley-Terry rating with interval), the
+score difference of every pair with its 95% interval, and the per-seat
+breakdown; optionally writes JSON, CSV (one row per game) and a PNG plot of the
+ratings.
+
+    trash-evaluate greedy random --deals 2000
+    trash-evaluate random greedy counter search --deals 2000 --workers 2 \\
+        --json runs/ladder.json --csv runs/ladder.csv --plot runs/ladder.png
+    trash-evaluate search:samples=64 greedy --preset pagat --num-players 4 --match
+    trash-evaluate random heuristic --game help_your_neighbor --num-players 4
+
+Agents are baseline names (Trash: random, greedy, counter, search, with options
+as ``search:samples=64,rollouts=2``; Help Your Neighbor: random, heuristic) or
+policy files saved by ``train.py`` (``policies/standard_2p_maskable_ppo.zip``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agents.arguments import ArgumentParser, at_least, fail, parse_overrides
+from agents.evaluation.duplicate import check_pairings, round_robin, run_tournament
+from agents.evaluation.games import GameResult
+from agents.evaluation.report import plot_ratings, print_summary, write_csv, write_json
+from agents.evaluation.stats import summarize
+from trash_env import files
+from trash_env.games import GAMES, get_game
+from trash_env.trash.config import PRESETS
+
+PROG = "trash-evaluate"
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = ArgumentParser(
+        prog=PROG,
+        description="Duplicate-deal tournaments between Trash (or Help Your Neighbor) agents, "
+        "with 95% intervals over deals.",
+    )
+    parser.add_argument(
+        "agents",
+        nargs="+",
+        help="agent specs: random, greedy, counter, search[:samples=N,...] (Help Your Neighbor: random, "
+        "heuristic), or a policy .zip",
+    )
+    parser.add_argument("--game", default="trash", choices=sorted(GAMES), help="the game (default trash)")
+    parser.add_argument("--preset", default="standard", choices=sorted(PRESETS), help="rules preset (R11, Trash)")
+    parser.add_argument("--num-players", type=int, default=2)
+    parser.add_argument(
+        "--match", action="store_true", help="play matches of hands (R9) instead of single hands (Trash)"
+    )
+    parser.add_argument("--override", action="append", default=[], metavar="FIELD=VALUE", help="any rules field")
+    parser.add_argument("--deals", type=int, default=1000, help="deals per pair of agents")
+    parser.add_argument("--independent", action="store_true", help="a fresh deck for every game (no duplicate)")
+    parser.add_argument("--workers", type=int, default=1, help="processes (2 uses both cores here)")
+    parser.add_argument(
+        "--engine",
+        default="auto",
+        choices=["auto", "scalar", "batched"],
+        help="auto (default): vectorisable Trash baselines (random, greedy, counter) on the batched engine",
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for rating intervals")
+    parser.add_argument("--json", type=Path, help="write the summary and settings as JSON")
+    parser.add_argument("--csv", type=Path, help="write one row per game as CSV")
+    parser.add_argument("--plot", type=Path, help="write a PNG plot of the ratings with their intervals")
+    parser.add_argument(
+        "--save-records",
+        type=Path,
+        metavar="DIR",
+        help="write the game records of the first --record-deals deals of every pair (every rotation) as JSON "
+        "under DIR, for replays (trash-replay)",
+    )
+    parser.add_argument("--record-deals", type=int, default=10, help="deals per pair whose records are saved")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--exact",
+        action="store_true",
+        help="two-player Help Your Neighbor: exact expected scores by policy evaluation over every state (no "
+        "sampling), and each agent's loss to optimal play by kind of decision",
+    )
+    args = parser.parse_args(argv)
+    if len(args.agents) < 2:
+        parser.error("name at least two agents")
+    return args
+
+
+def build_config(args: argparse.Namespace) -> Any:
+    """The game's preset with --num-players and --match, then any --override on top."""
+    fields: dict[str, Any] = {"num_players": args.num_players}
+    if args.game == "trash":
+        fields["match"] = args.match
+    elif args.match:
+        raise ValueError("--match: Help Your Neighbor has no matches of hands (R12)")
+    return get_game(args.game).make_config(args.preset, **{**fields, **parse_overrides(args.override)})
+
+
+def check_arguments(args: argparse.Namespace) -> Any:
+    """The configuration, once every argument is checked (ranges, rules, agents, output files):
+    a ValueError naming the first bad one, before any game is played or file written."""
+    at_least("--deals", args.deals, 1)
+    at_least("--workers", args.workers, 1)
+    at_least("--seed", args.seed, 0)
+    at_least("--bootstrap", args.bootstrap, 0)
+    at_least("--record-deals", args.record_deals, 1)
+    for flag in ("json", "csv", "plot"):
+        files.check_output_path(f"--{flag}", getattr(args, flag))
+    if args.save_records is not None:
+        if args.save_records.exists() and not args.save_records.is_dir():
+            raise ValueError(f"--save-records {str(args.save_records)!r} is a file; give a folder")
+        files.check_output_path("--save-records", args.save_records / "record.json")
+    config = build_config(args)
+    if args.exact:
+        if args.save_records is not None:
+            raise ValueError("--save-records saves played games; --exact plays none")
+        if args.game != "help_your_neighbor" or config.num_players != 2:
+            raise ValueError(
+                "--exact evaluates two-player Help Your Neighbor (the solved game): add --game help_your_neighbor"
+            )
+        round_robin(args.agents)
+        from agents.registry import make_agent
+
+        for spec in args.agents:
+            make_agent(spec, args.game).check_config(config)
+        return config
+    check_pairings(config, round_robin(args.agents), args.deals, args.seed, args.workers, {}, args.engine)
+    return config
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command: 0 after a tournament, 2 for a bad argument (one line on stderr, nothing
+    played or written), 130 after Ctrl-C (nothing written)."""
+    args = parse_args(argv)
+    try:
+        config = check_arguments(args)
+    except ValueError as error:
+        return fail(PROG, error)
+    if args.exact:
+        return exact_main(args, config)
+    try:
+        results = run_with_progress(config, args)
+    except KeyboardInterrupt:
+        print(f"\n{PROG}: interrupted; nothing was written", file=sys.stderr)
+        return 130
+    summary = summarize(results, bootstrap=args.bootstrap, seed=args.seed)
+    mode = "independent" if args.independent else "duplicate"
+    players = config.num_players
+    if args.game == "trash":
+        what = f"{args.preset}, {players} players, {'matches' if config.match else 'hands'}"
+    else:
+        what = f"Help Your Neighbor, {players} players"
+    print_summary(summary, f"{what}, {args.deals} {mode} deals per pair, seed {args.seed}")
+    settings = {
+        "game": get_game(args.game).env_name,
+        "agents": args.agents,
+        "config": config.to_dict(),
+        "deals": args.deals,
+        "duplicate": not args.independent,
+        "seed": args.seed,
+        "workers": args.workers,
+        "games": len(results),
+    }
+    if args.json:
+        write_json(args.json, {"settings": settings, **summary})
+    if args.csv:
+        write_csv(args.csv, results)
+    if args.plot:
+        plot_ratings(args.plot, summary, settings)
+    if args.save_records is not None:
+        count = save_records(config, args)
+        print(f"wrote {count} game records under {args.save_records}")
+    return 0
+
+
+def save_records(config: Any, args: argparse.Namespace) -> int:
+    """The records of the first ``--record-deals`` deals of every pair, as
+    ``DIR/<agent>_vs_<agent>/deal_<d>_rotation_<r>.json``; the number written."""
+    import re
+
+    from agents.evaluation.duplicate import record_deals
+    from trash_env.records import save_record
+
+    deals = range(min(args.record_deals, args.deals))
+    count = 0
+    for pair in round_robin(args.agents):
+        folder = args.save_records / "_vs_".join(re.sub(r"[^A-Za-z0-9.=-]+", "_", spec) for spec in pair)
+        for record in record_deals(config, pair, deals, args.seed, not args.independent):
+            where = record["evaluation"]
+            save_record(record, folder / f"deal_{where['deal']}_rotation_{where['rotation']}.json")
+            count += 1
+    return count
+
+
+def exact_main(args: argparse.Namespace, config: Any) -> int:
+    """``--exact``: every pair's exact score, then each agent's loss to optimal play."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from agents.evaluation.exact import decision_tables, exact_pair, gap_to_optimal
+    from agents.registry import make_agent
+
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    agents = {spec: make_agent(spec, args.game) for spec in args.agents}
+
+    def status(text: str) -> Any:
+        return contextlib.nullcontext() if args.quiet else console.status(text)
+
+    with status("reading every agent's decision at every state"):
+        tables = {spec: decision_tables(agent) for spec, agent in agents.items()}
+    pairs = []
+    table = Table(title="exact, two-player Help Your Neighbor (no turn limit): first vs second")
+    for column in (
+        "first",
+        "second",
+        "first wins, rolling first",
+        "first wins, rolling second",
+        "score difference per deal",
+    ):
+        table.add_column(column, justify="left" if column in ("first", "second") else "right")
+    for a, b in round_robin(args.agents):
+        with status(f"policy evaluation: {a} vs {b}"):
+            pair = exact_pair((a, tables[a]), (b, tables[b]))
+        pairs.append(pair.to_dict())
+        table.add_row(
+            a,
+            b,
+            f"{pair.first_wins_as_first_roller:.6f}",
+            f"{pair.first_wins_as_second_roller:.6f}",
+            f"{pair.score_difference:+.6f}",
+        )
+    console.print(table)
+    gaps = []
+    for spec, agent in agents.items():
+        if spec == "optimal":
+            continue
+        with status(f"{spec}: its loss to optimal play"):
+            gap = gap_to_optimal(agent, seed=args.seed)
+        gaps.append({**gap, "agent": spec})
+        losses = Table(title=f"{spec} against optimal: what its own decisions cost (win probability, score per deal)")
+        for column in ("its decisions", "loss rolling first", "loss rolling second", "score loss per deal"):
+            losses.add_column(column, justify="left" if column == "its decisions" else "right")
+        for key, label in (
+            ("all", "all"),
+            ("roll_or_end", "roll again or end only"),
+            ("uncover", "which marker to uncover only"),
+        ):
+            row = gap[key]
+            losses.add_row(
+                label,
+                f"{row['loss_as_first_roller']:.6f}",
+                f"{row['loss_as_second_roller']:.6f}",
+                f"{row['score_loss_per_deal']:.6f}",
+            )
+        console.print(losses)
+        for example in gap["examples"]:
+            options = ", ".join(f"{name} {p:.4f}" for name, p in example["win_probability"].items())
+            rolls = " or ".join(str(roll) for roll in example["after_rolls"])
+            console.print(
+                f"  covered {example['covered']} vs {example['opponent_covered']}, after rolling {rolls}: "
+                f"{spec} chooses to {example['agent']}, optimal to {example['optimal']} (win probability: {options}; "
+                f"met {example['times_met']} times in 2000 sampled games)"
+            )
+    if args.json:
+        write_json(
+            args.json,
+            {
+                "settings": {"game": "help_your_neighbor_v0", "agents": args.agents, "exact": True},
+                "pairs": pairs,
+                "gaps": gaps,
+            },
+        )
+    return 0
+
+
+def run_with_progress(config: Any, args: argparse.Namespace) -> list[GameResult]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    pairs = len(args.agents) * (len(args.agents) - 1) // 2
+    with Progress(
+        TextColumn("deals"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), disable=args.quiet
+    ) as progress:
+        task = progress.add_task("deals", total=pairs * args.deals)
+        return run_tournament(
+            config,
+            args.agents,
+            args.deals,
+            seed=args.seed,
+            duplicate=not args.independent,
+            workers=args.workers,
+            on_progress=lambda n: progress.advance(task, n),
+            engine=args.engine,
+        )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,249 @@
+"""Play Trash or Help Your Neighbor against the agents, in the terminal or in the browser:
+``trash-play`` (or ``trash-play``).
+
+    trash-play                                   # you (seat 0) against greedy, one standard hand
+    trash-play --opponents counter --seat 1      # counter plays first
+    trash-play --opponents greedy search:samples=8 counter --preset pagat
+    trash-play --match --seed 7                  # a match of hands (R9)
+    trash-play --game help_your_neighbor         # the dice game (R12) against heuristic
+    trash-play --web                             # the same in the browser (agents.commands.web.server)
+
+Options:
+
+- ``--game NAME``: ``trash`` (default) or ``help_your_neighbor`` (R12).
+- ``--opponents AGENT [AGENT ...]``: agent specs for the other seats in seat order
+  (Trash: random, greedy, counter, search, with options as ``search:samples=8``;
+  Help Your Neighbor: random, heuristic, optimal; or a policy file); if fewer are
+  given than there are other seats, the last is repeated. Default: ``greedy``
+  (Trash), ``heuristic`` (Help Your Neighbor).
+- ``--num-players N``: default 1 + the number of opponents named.
+- ``--seat S``: your seat, 0-based (default 0; seat 0 plays first, R3, R12).
+- ``--preset NAME``: a rules preset of R11 (default ``standard``); ``--match``
+  plays a match of hands (R9) instead of one hand. Trash only: given with
+  ``--game help_your_neighbor`` they are an argument error.
+- ``--seed N``: the same seed deals the same cards (rolls the same dice) and makes
+  the agents decide the same.
+- ``--web``: serve the game in the browser instead (:mod:`agents.commands.web.server`, the ``web``
+  extra) on ``--host`` (default 127.0.0.1) and ``--port`` (default 0: a free port);
+  the URL is printed on one line. Each "New game" there takes the next seed.
+
+Forced moves (R13, R14) are played for everyone, you included, and every move of
+every seat is shown as one line (``player_1 (greedy) draws 7``, ``you roll 8 and
+cover it``). You see only public information (R2): face-down cards are ``##`` and
+the stock is a count (Help Your Neighbor hides nothing; ``##`` is a covered marker).
+At each real choice the table and a menu of the legal moves are shown with their
+action numbers (R13, R14); enter a number, or an alias (Trash: ``d`` draw, ``t``
+take the discard, ``x`` discard; Help Your Neighbor: ``r`` roll again, ``e`` end
+the turn), ``?`` or ``h`` (help: show the table and menu again), ``q`` (quit).
+End of input and Ctrl-C also leave the game. Exit codes: 0 after a game or a
+quit, 2 for bad arguments, 130 after Ctrl-C (the web server: 128 + the signal
+that stopped it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+from agents.arguments import ArgumentParser, fail
+from agents.base import Agent
+from agents.commands.table import Table, listing
+from agents.registry import make_agent
+from trash_env.games import GAMES, TRASH
+from trash_env.trash.config import PRESETS
+
+PROG = "trash-play"
+PROMPT = "your move> "
+HELP_WORDS = ("?", "h", "help")
+QUIT_WORDS = ("q", "quit", "exit")
+DEFAULT_OPPONENT = {"trash": "greedy", "help_your_neighbor": "heuristic"}
+
+
+def show_choice(table: Table, legal: Sequence[int], out: TextIO) -> None:
+    """The table and the numbered menu of legal moves (R13, R14 action numbers)."""
+    print(table.text(), file=out)
+    print("your moves:", file=out)
+    for action in legal:
+        print(f"  {action:>2}  {table.choice_text(action)}", file=out)
+    aliases = ", ".join(f"{key} = {action}" for key, action in table.narrator.aliases.items() if action in legal)
+    print(f"enter a number{f' ({aliases})' if aliases else ''}, ? for help, q to quit", file=out)
+
+
+def _hint(text: str, legal: Sequence[int], aliases: dict[str, int]) -> str:
+    alias = {action: key for key, action in aliases.items()}
+    numbers = [f"{action} ({alias[action]})" if action in alias else str(action) for action in legal]
+    choices = listing(numbers, "or")
+    if not text:
+        problem = "enter a move"
+    elif text.isdigit() or text in aliases:
+        problem = f"{text} is not a legal move now"
+    else:
+        problem = f"{text!r} is not a move"
+    return f"{problem}: choose {choices} (? shows the moves again, q quits)"
+
+
+def ask_human(table: Table, input_fn: Callable[[str], str], out: TextIO) -> int | None:
+    """The human's move at a real choice; ``None`` to quit. ``EOFError`` from ``input_fn`` propagates."""
+    legal = table.legal_actions()
+    aliases = table.narrator.aliases
+    show_choice(table, legal, out)
+    while True:
+        print(PROMPT, end="", file=out, flush=True)
+        text = input_fn("").strip().lower()
+        if text in QUIT_WORDS:
+            return None
+        if text in HELP_WORDS:
+            print(file=out)
+            show_choice(table, legal, out)
+            continue
+        action = aliases.get(text, int(text) if text.isdigit() else None)
+        if action in legal:
+            return action
+        print(_hint(text, legal, aliases), file=out)
+
+
+def play(
+    config: Any,
+    agents: Sequence[Agent | None],
+    seed: int = 0,
+    input_fn: Callable[[str], str] = input,
+    out: TextIO | None = None,
+    deal: Any = None,
+) -> int:
+    """Play one game (Trash or Help Your Neighbor, by ``config``) with the human in the seat whose
+    agent is ``None``; 0 when it ends or on a quit, 130 on Ctrl-C. ``deal`` stacks the first deal
+    (a deck, R3; dice, R12) instead of drawing it from the seed."""
+    out = sys.stdout if out is None else out
+    table = Table(config, agents, seed, deal)
+    print(table.introduction(), file=out)
+    print(table.narrator.legend, file=out)
+    blank = False  # whether the last line printed is blank
+    try:
+        while not table.over:
+            turn = table.narrator.turn_of(table.state)
+            if table.waiting:
+                if not blank:
+                    print(file=out)
+                action = ask_human(table, input_fn, out)
+                if action is None:
+                    print("you left the game.", file=out)
+                    return 0
+            else:
+                action = table.automatic_action()
+            for line in table.apply(action):
+                print(line, file=out)
+                blank = False
+            if not table.over and table.narrator.turn_of(table.state) != turn:
+                print(file=out)  # a blank line between turns
+                blank = True
+    except EOFError:
+        print("\nend of input: you left the game.", file=out)
+        return 0
+    except KeyboardInterrupt:
+        print("\ninterrupted: you left the game.", file=out)
+        return 130
+    print(file=out)
+    print(table.text(), file=out)
+    print(table.result_text(), file=out)
+    return 0
+
+
+# --------------------------------------------------------------------------
+# The command line
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = ArgumentParser(
+        prog=PROG,
+        description="Play Trash or Help Your Neighbor against agents, in the terminal or in the browser (--web); "
+        "you see only public information (R2).",
+    )
+    parser.add_argument(
+        "--game", default="trash", choices=sorted(GAMES), help="the game (default trash; help_your_neighbor: R12)"
+    )
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        default=None,
+        metavar="AGENT",
+        help="agent specs for the other seats in seat order, the last repeated "
+        "(default: greedy for Trash, heuristic for Help Your Neighbor)",
+    )
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0, plays first)")
+    parser.add_argument(
+        "--preset", default=None, choices=sorted(PRESETS), help="rules preset (R11, Trash only; default standard)"
+    )
+    parser.add_argument("--num-players", type=int, default=None, help="default: 1 + the number of opponents")
+    parser.add_argument(
+        "--match", action="store_true", help="play a match of hands (R9) instead of one hand (Trash only)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents (default 0)")
+    web = parser.add_argument_group("play in the browser (the web extra)")
+    web.add_argument("--web", action="store_true", help="serve the game as a web page instead of the terminal")
+    web.add_argument("--host", default=None, help="the address to listen on (default 127.0.0.1: this machine only)")
+    web.add_argument("--port", type=int, default=None, help="the port (default 0: a free one, printed)")
+    return parser
+
+
+def setup(args: argparse.Namespace) -> tuple[Any, list[Agent | None]]:
+    """The configuration and the seats (``None`` for the human); a ``ValueError`` says what is wrong."""
+    game = GAMES[args.game]
+    if game is not TRASH:
+        for flag, given in (("--preset", args.preset is not None), ("--match", args.match)):
+            if given:
+                raise ValueError(f"{flag} is an option of Trash (R9, R11); {game.name} has no presets or matches")
+    if not args.web and (args.host is not None or args.port is not None):
+        raise ValueError("--host and --port are options of --web")
+    if args.port is not None and not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be 0 (a free port) to 65535, got {args.port}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
+    opponents = args.opponents or [DEFAULT_OPPONENT[game.name]]
+    num_players = args.num_players if args.num_players is not None else 1 + len(opponents)
+    if game is TRASH:
+        config = game.make_config(args.preset or "standard", num_players=num_players, match=args.match)
+    else:
+        config = game.make_config(num_players=num_players)
+    if len(opponents) > num_players - 1:
+        raise ValueError(f"{len(opponents)} opponents named for {num_players - 1} other seat(s)")
+    if not 0 <= args.seat < num_players:
+        raise ValueError(
+            f"--seat {args.seat} is out of range: seats are 0..{num_players - 1} with {num_players} players"
+        )
+    specs = opponents + [opponents[-1]] * (num_players - 1 - len(opponents))
+    agents: list[Agent | None] = [make_agent(spec, game.name) for spec in specs]
+    for agent in agents:
+        agent.check_config(config)
+    agents.insert(args.seat, None)
+    return config, agents
+
+
+def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input, out: TextIO | None = None) -> int:
+    """The command line; all game output goes to ``out`` (default: standard output), errors to stderr."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exit_:  # argparse has printed its message (bad option or value, or --help)
+        return exit_.code if isinstance(exit_.code, int) else 2
+    try:
+        config, agents = setup(args)
+    except ValueError as error:
+        return fail(PROG, error)
+    if args.web:
+        try:
+            from agents.commands.web import server as web
+        except ImportError as error:
+            missing = f" ({error.name.partition('.')[0]} is not installed)" if error.name else ""
+            return fail(PROG, f"--web needs the web extra: pip install 'trash-rl[web]'{missing}")
+        return web.serve(config, agents, args.seed, args.host or web.DEFAULT_HOST, args.port or 0, out)
+    return play(config, agents, args.seed, input_fn, out)
+
+
+if __name__ == "__main__":
+    try:
+        raise SystemExit(main())
+    except BrokenPipeError:  # the reader went away (`... | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(0) from None

@@ -1,0 +1,27 @@
+"""``trash-train`` (and ``python train.py``): train a Trash or Help Your Neighbor agent with
+Stable-Baselines3, then evaluate it against the baselines.
+
+    trash-train                                   # MaskablePPO, standard, 2 players, small budget
+    trash-train --game help_your_neighbor         # the dice variant (R12)
+    trash-train --algo ppo --total-timesteps 300000
+    trash-train --self-play --opponents greedy    # greedy plus frozen snapshots of the learner
+    trash-train --resume runs/NAME/checkpoints/step_50000.zip --total-timesteps 300000
+
+The training itself is the library :mod:`agents.training.sb3`; this is its command line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agents.training import sb3
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Exit status 0, 2 for a bad argument (one line, nothing written), or 128 + the signal number
+    when Ctrl-C or SIGTERM stopped the run."""
+    return sb3.cli(argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

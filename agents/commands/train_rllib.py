@@ -1,0 +1,25 @@
+"""``trash-train-rllib`` (and ``python train_rllib.py``): train on ``trash_v0`` with Ray RLlib as a
+multi-agent problem, then evaluate against the baselines.
+
+    trash-train-rllib                                    # local Ray, self-play, small budget
+    trash-train-rllib --opponents random greedy          # one learner seat against baseline seats
+    trash-train-rllib --num-env-runners 8 --address auto # an existing cluster (or set RAY_ADDRESS)
+
+The training itself is the library :mod:`agents.training.rllib`; this is its command line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agents.training import rllib
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Exit status 0, 2 for a bad argument (one line, before Ray starts), or 128 + the signal number
+    when Ctrl-C or SIGTERM stopped the run."""
+    return rllib.cli(argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

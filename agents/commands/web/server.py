@@ -1,0 +1,412 @@
+"""Play in the browser: ``trash-play --web`` serves one game at a time on Starlette and uvicorn.
+
+    trash-play --web                                  # Trash against greedy, on a free port
+    trash-play --web --game help_your_neighbor --port 8000
+    trash-play --web --opponents counter --seat 1 --host 0.0.0.0   # reachable from the network
+
+The server holds the game (:class:`agents.commands.table.Table`, the terminal's game loop too); the opponents,
+the seat, the rules and the seed are fixed from the command line when it starts. The page
+(``static/``: HTML, CSS and vanilla JavaScript, served by this package, nothing fetched from
+elsewhere) shows the public table as the SVG of :mod:`trash_env.rendering.svg` (face-down cards as
+backs, R2), the human's legal moves as buttons (``data-action`` = the action number of R13 or R14,
+named with the game's ``action_name``), every move as it happens (each intermediate table in turn,
+and the narrated log of :mod:`agents.commands.play`), and the result (``#result``). "New game" (``#new-game``)
+deals the next game, with the next seed.
+
+The JSON API, all answers JSON; an error is ``{"error": "..."}`` with a 4xx status and leaves the game
+as it was:
+
+- ``GET /api/state``: the game: ``game`` (its number), ``position`` (the moves played in it so
+  far, every seat's, forced ones included), ``legal`` (``action``, ``name``, ``text``),
+  ``svg``, ``log``, ``over``, ``your_turn``, ``result`` (once over: ``text``, ``winners``,
+  ``returns``, ``reward``), ...
+- ``POST /api/move`` with ``{"action": N}``, optionally with ``"game"`` and ``"position"`` (the
+  ``game`` and ``position`` of the state the move was chosen in: a move from a stale page, another
+  tab or a second click is then refused instead of played elsewhere): plays the human's move, then
+  the forced moves and the agents' moves up to the human's next real choice (R13, R14) or the
+  end; answers ``{"state": ..., "steps": [...]}``, each
+  step one move (``seat``, ``action``, ``name``, ``lines``, ``svg`` of the table after it).
+  Refused: a body that is not a JSON object (400), a missing field or any other field (400), an
+  action that is not an integer (400) or not legal now (400), a move when the game is over, for
+  another game or position, or when it is not the human's turn (409), a body not sent as JSON
+  (415) or too large (413).
+- ``POST /api/new`` with ``{}`` (no options: the browser never chooses agents, rules or files):
+  the next game, answered as a move is.
+
+Every request is served under one lock. Unless ``--host`` says otherwise the server listens on
+127.0.0.1 only and answers only requests addressed to it by that name (or ``localhost``).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Sequence
+from importlib import resources
+from typing import Any, TextIO
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from agents.arguments import fail
+from agents.base import Agent
+from agents.commands.table import Table
+
+PROG = "trash-play"  # the server is trash-play --web
+DEFAULT_HOST = "127.0.0.1"
+LOOPBACK_NAMES = ("127.0.0.1", "localhost")
+MAX_BODY = 4096  # bytes: a move is a few
+RULES_OF_ACTIONS = {"trash": "R13", "help_your_neighbor": "R14"}
+MOVE_FIELDS = ("action", "game", "position")
+ASSETS = {  # file in static/ -> content type
+    "index.html": "text/html; charset=utf-8",
+    "app.js": "text/javascript; charset=utf-8",
+    "style.css": "text/css; charset=utf-8",
+}
+SECURITY_HEADERS = {
+    # Only this server's own scripts, styles and requests; inline SVG needs nothing more.
+    "content-security-policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-store",
+}
+
+
+class ApiError(Exception):
+    """A refused request: its HTTP status and the message for ``{"error": ...}``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Session:
+    """The game being played in the browser (one at a time) and the log of its moves.
+
+    Game ``k`` (from 1) is played with the seed ``seed + k - 1``; ``deal`` stacks the first game's
+    deal (tests). Every method that reads or changes the game holds :attr:`lock`.
+    """
+
+    def __init__(self, config: Any, agents: Sequence[Agent | None], seed: int = 0, deal: Any = None) -> None:
+        if list(agents).count(None) != 1:
+            raise ValueError("exactly one seat must be the human's (None)")
+        self.config = config
+        self.agents = list(agents)
+        self.seed = seed
+        self.lock = threading.Lock()
+        self.number = 0
+        self.position = 0  # moves played in the current game
+        self.table: Table
+        self.log: list[str] = []
+        with self.lock:
+            self._start(deal)
+
+    def _start(self, deal: Any = None) -> list[dict[str, Any]]:
+        self.number += 1
+        self.table = Table(self.config, self.agents, self.seed + self.number - 1, deal)
+        self.position = 0
+        self.log = []
+        return self._advance()
+
+    def _advance(self) -> list[dict[str, Any]]:
+        """Forced moves and the agents' moves until the human has a real choice or the game is over."""
+        steps = []
+        while not self.table.over and not self.table.waiting:
+            steps.append(self._step(self.table.automatic_action()))
+        return steps
+
+    def _step(self, action: int) -> dict[str, Any]:
+        table = self.table
+        seat = table.state.current
+        lines = table.apply(action)
+        self.position += 1
+        self.log.extend(lines)
+        return {
+            "seat": seat,
+            "player": table.names[seat],
+            "action": action,
+            "name": table.game.action_name(action),
+            "lines": lines,
+            "svg": self._svg(),
+        }
+
+    def _svg(self) -> str:
+        return self.table.game.draw(self.table.state, self.table.names)
+
+    def _view(self) -> dict[str, Any]:
+        table = self.table
+        state = table.state
+        game = table.game
+        legal = table.legal_actions() if table.waiting else []
+        view: dict[str, Any] = {
+            "game": self.number,
+            "position": self.position,
+            "rules": game.name,
+            "title": table.introduction(),
+            "names": table.names,
+            "seat": table.human,
+            "seed": table.seed,
+            "over": state.over,
+            "your_turn": table.waiting,
+            "to_act": None if state.over else table.names[state.current],
+            "legal": [{"action": a, "name": game.action_name(a), "text": table.choice_text(a)} for a in legal],
+            "svg": self._svg(),
+            "log": list(self.log),
+            "result": None,
+        }
+        if state.over:
+            returns = game.returns(state)
+            view["result"] = {
+                "text": table.result_text().removeprefix("result: "),
+                "winners": [table.names[seat] for seat in state.winners],
+                "returns": returns,
+                "reward": returns[table.human],
+                "truncated": bool(state.truncated),
+            }
+        return view
+
+    def state(self) -> dict[str, Any]:
+        with self.lock:
+            return self._view()
+
+    def new(self) -> dict[str, Any]:
+        """The next game, played up to the human's first real choice."""
+        with self.lock:
+            steps = self._start()
+            return {"state": self._view(), "steps": steps}
+
+    def move(self, action: Any, game: Any = None, position: Any = None) -> dict[str, Any]:
+        """The human's ``action`` (validated against the rules core first: an :class:`ApiError`
+        leaves the game unchanged), then everything up to their next real choice. ``game`` and
+        ``position``, if given, must be the current ones."""
+        for name, value, what in (
+            ("action", action, "an action number"),
+            ("game", game, "the number of the game"),
+            ("position", position, "the moves played so far"),
+        ):
+            if (value is not None or name == "action") and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ApiError(400, f"{name} must be an integer ({what}), got {json.dumps(value)}")
+        with self.lock:
+            table = self.table
+            if game is not None and game != self.number:
+                raise ApiError(409, f"the move is for game {game}, but game {self.number} is being played")
+            if position is not None and position != self.position:
+                raise ApiError(
+                    409,
+                    f"the move is for position {position}, but the game is at {self.position} (reload the page)",
+                )
+            if table.over:
+                raise ApiError(409, "the game is over: start a new one (POST /api/new)")
+            if not table.waiting:
+                raise ApiError(409, f"it is not your turn: {table.names[table.state.current]} is to act")
+            legal = table.legal_actions()
+            if action not in legal:
+                rules = RULES_OF_ACTIONS[table.game.name]
+                if not 0 <= action < table.game.num_actions:
+                    problem = f"action {action} is not an action of {rules} (0..{table.game.num_actions - 1})"
+                else:
+                    problem = f"action {action} ({table.game.action_name(action)}) is not legal now"
+                choices = ", ".join(f"{a} ({table.game.action_name(a)})" for a in legal)
+                raise ApiError(400, f"{problem}: the legal actions are {choices}")
+            steps = [self._step(action)] + self._advance()
+            return {"state": self._view(), "steps": steps}
+
+
+async def _json_body(request: Request) -> Any:
+    """The request's JSON body (None if empty); an :class:`ApiError` for anything else."""
+    kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if kind != "application/json":
+        raise ApiError(415, "send the body as JSON (Content-Type: application/json)")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise ApiError(413, f"the body is larger than {MAX_BODY} bytes")
+    if not body.strip():
+        return None
+    try:
+        return json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ApiError(400, f"the body is not valid JSON: {error}") from None
+
+
+def _fields(value: Any, allowed: Sequence[str], what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ApiError(400, f"the body must be a JSON object {what}, got {type(value).__name__}")
+    unexpected = [key for key in value if key not in allowed]
+    if unexpected:
+        raise ApiError(400, f"unexpected field(s) {', '.join(map(repr, unexpected))}: the body is {what}")
+    return value
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+class SecurityHeaders:
+    """ASGI middleware: :data:`SECURITY_HEADERS` on every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in SECURITY_HEADERS.items():
+                    headers.setdefault(name, value)
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def asset(name: str) -> bytes:
+    """A file of the page, from the package's ``static/`` folder."""
+    return resources.files(__package__).joinpath("static", name).read_bytes()
+
+
+def make_app(
+    config: Any,
+    agents: Sequence[Agent | None],
+    seed: int = 0,
+    deal: Any = None,
+    allowed_hosts: Sequence[str] | None = None,
+) -> Starlette:
+    """The web app of one human (the seat whose agent is ``None``) against ``agents``, playing
+    ``config``'s game (Trash or Help Your Neighbor); its :class:`Session` is ``app.state.session``.
+    ``allowed_hosts``: the host names requests may be addressed to (None: any)."""
+    session = Session(config, agents, seed, deal)
+    files = {name: (asset(name), kind) for name, kind in ASSETS.items()}
+
+    def page(name: str) -> Any:
+        async def endpoint(request: Request) -> Response:
+            body, kind = files[name]
+            return Response(body, media_type=kind)
+
+        return endpoint
+
+    async def state(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(session.state))
+
+    async def move(request: Request) -> Response:
+        body = _fields(await _json_body(request), MOVE_FIELDS, '{"action": N} (optionally with "game", "position")')
+        if "action" not in body:
+            raise ApiError(400, "missing field 'action': the body is {\"action\": N}")
+        move = session.move
+        return JSONResponse(await run_in_threadpool(move, body["action"], body.get("game"), body.get("position")))
+
+    async def new(request: Request) -> Response:
+        body = await _json_body(request)
+        if body is not None:
+            _fields(body, (), "{} (a new game takes no options: they are fixed when the server starts)")
+        return JSONResponse(await run_in_threadpool(session.new))
+
+    async def api_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, ApiError)
+        return _error(error.status, error.message)
+
+    async def http_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, HTTPException)
+        if error.status_code == 404:
+            return _error(404, f"no such page: {request.url.path}")
+        if error.status_code == 405:
+            return _error(405, f"{request.method} is not allowed on {request.url.path}")
+        return _error(error.status_code, str(error.detail))
+
+    routes = [
+        Route("/", page("index.html"), methods=["GET"]),
+        Route("/static/app.js", page("app.js"), methods=["GET"]),
+        Route("/static/style.css", page("style.css"), methods=["GET"]),
+        Route("/api/state", state, methods=["GET"]),
+        Route("/api/move", move, methods=["POST"]),
+        Route("/api/new", new, methods=["POST"]),
+    ]
+    middleware = [Middleware(SecurityHeaders)]
+    if allowed_hosts is not None:
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
+    app = Starlette(
+        routes=routes,
+        middleware=middleware,
+        exception_handlers={ApiError: api_error, HTTPException: http_error},
+    )
+    app.state.session = session
+    return app
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host``:``port`` (0: a free port); ``OSError`` if it cannot be had."""
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+    return socket.create_server((host, port), family=family)
+
+
+def url_of(sock: socket.socket, host: str) -> str:
+    port = sock.getsockname()[1]
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+
+
+def run(app: Starlette, sock: socket.socket) -> int:
+    """Serve ``app`` with uvicorn on the listening ``sock`` until SIGINT or SIGTERM (or, outside the
+    main thread, until the server is told to exit); 128 + the signal number, or 0."""
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2)
+    )
+    stopped_by: list[int] = []
+
+    def stop(signum: int, frame: Any) -> None:
+        # uvicorn handles the signals while it serves, then raises the one it stopped for again: here.
+        stopped_by.append(signum)
+        server.should_exit = True
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():  # signals reach only the main thread
+        previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        server.run(sockets=[sock])
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        sock.close()
+    return 128 + stopped_by[0] if stopped_by else 0
+
+
+def serve(
+    config: Any,
+    agents: Sequence[Agent | None],
+    seed: int = 0,
+    host: str = DEFAULT_HOST,
+    port: int = 0,
+    out: TextIO | None = None,
+) -> int:
+    """The ``--web`` command: print the game and the URL (one line, ``Serving on URL (Ctrl-C to
+    stop)``), serve until stopped; 2 if the address cannot be had, else :func:`run`'s status."""
+    out = sys.stdout if out is None else out
+    try:
+        sock = listen(host, port)
+    except OSError as error:
+        return fail(PROG, f"cannot listen on {host} port {port}: {error.strerror or error}")
+    app = make_app(config, agents, seed, allowed_hosts=LOOPBACK_NAMES if host in LOOPBACK_NAMES else None)
+    print(app.state.session.table.introduction(), file=out)
+    print(f"Serving on {url_of(sock, host)} (Ctrl-C to stop)", file=out, flush=True)
+    code = run(app, sock)
+    print(f"stopped{f' ({signal.Signals(code - 128).name})' if code else ''}.", file=out, flush=True)
+    return code
