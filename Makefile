@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: train demo test docs bench clean
+.PHONY: train demo test test-all docs bench clean
 
 # Where pip looks for torch. Empty: pip's own configuration. `pip install torch==2.13.0` gets the CPU
 # build only where pip has a CPU wheel source (as on this project's machines, a local wheel); from PyPI
@@ -26,10 +26,21 @@ train: $(VENV)/.installed
 
 ## Watch a rendered game between random legal players.
 demo: $(VENV)/.installed
-	$(PY) -m agents.commands.demo
+	$(VENV)/bin/trash-demo
 
-## The test suite (lint first, then pytest on both cores, then the documentation site built with --strict).
+# pytest's selection for `make test`: everything but the tests marked slow (about 15 s or more each) and
+# those that drive a browser; `make test-all` runs those too.
+FAST := not slow and not browser
+
+## The fast tests (at most 5 minutes on an idle 2-core machine): lint, pytest on both cores without the slow
+## and browser tests, then the documentation site built with --strict.
 test: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest -n 2 -m "$(FAST)"
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir $(VENV)/site
+
+## Every test: the fast ones, the slow ones and the browser ones (Debian's chromium: .ci/run installs it).
+test-all: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -n 2
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir $(VENV)/site

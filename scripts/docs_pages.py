@@ -10,7 +10,7 @@
     python scripts/docs_pages.py            # rewrite the pages
     python scripts/docs_pages.py --check    # exit 1, naming the pages, if any is stale
 
-``tests/test_docs.py`` runs ``--check``: a docstring changed without its page fails CI. Edit the
+``tests/docs/test_docs.py`` runs ``--check``: a docstring changed without its page fails CI. Edit the
 source, never the page.
 """
 

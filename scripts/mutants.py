@@ -30,16 +30,16 @@ sys.path.insert(0, str(ROOT))
 from trash_env.files import write_json  # noqa: E402
 
 TESTS = [
-    "tests/test_rules.py",
-    "tests/test_rules_scenarios.py",
-    "tests/test_config.py",
-    "tests/test_properties.py",
-    "tests/test_env.py",
-    "tests/test_agents.py",
-    "tests/test_single_agent.py",
-    "tests/test_neighbor_rules.py",
-    "tests/test_neighbor_env.py",
-    "tests/test_global_state.py",
+    "tests/trash/test_rules.py",
+    "tests/trash/test_rules_scenarios.py",
+    "tests/trash/test_config.py",
+    "tests/trash/test_properties.py",
+    "tests/trash/test_trash_env.py",
+    "tests/agents/test_baselines.py",
+    "tests/env/test_single_agent.py",
+    "tests/neighbor/test_neighbor_rules.py",
+    "tests/neighbor/test_neighbor_env.py",
+    "tests/env/test_global_state.py",
 ]
 
 

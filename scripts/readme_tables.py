@@ -9,7 +9,7 @@ from the task registry). The benchmark leaderboard is ``trash-bench report docs/
     python scripts/readme_tables.py            # rewrite the generated tables of README.md and docs/**/*.md
     python scripts/readme_tables.py --check    # exit 1, naming the files and tables, if any is stale
 
-``tests/test_readme_tables.py`` runs ``--check``: a result file changed without its table fails CI.
+``tests/docs/test_readme_tables.py`` runs ``--check``: a result file changed without its table fails CI.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ the same checks in one layer:
   for the offender and 0 for every other agent, all terminated and truncated.
 
 It subclasses ``OrderEnforcingWrapper``, so code that checks for that class (or
-uses its ``agent_iter`` checks) keeps working. ``tests/test_env.py``
+uses its ``agent_iter`` checks) keeps working. ``tests/trash/test_trash_env.py``
 (``test_env_matches_pettingzoo_stack``) plays the same games, random illegal moves
 included, through this wrapper and through PettingZoo's stack and compares every step.
 """

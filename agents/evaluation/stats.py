@@ -17,7 +17,7 @@ pairing it plays, so the unit is the deal across all pairings too:
   present (else at the mean), with 95% intervals from a bootstrap that
   resamples whole deals, every pairing's games of a deal together.
 
-``tests/test_stats_coverage.py`` checks by simulation that these intervals
+``tests/evaluation/test_stats_coverage.py`` checks by simulation that these intervals
 cover the true value about 95% of the time.
 """
 

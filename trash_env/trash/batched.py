@@ -5,7 +5,7 @@ Numba-compiled loops over one int16 row per game, so that a
 whole batch advances in one call: apply each game's action, play forced moves
 (R13), let in-engine opponents move, reset finished games, and write every
 game's observation (the layout of ``trash_v0``, :class:`trash_env.trash.observation.Observer`)
-and action mask. ``tests/test_batched.py`` and ``tests/test_batched_engine.py``
+and action mask. ``tests/trash/test_batched_vs_core.py`` and ``tests/trash/test_batched_engine.py``
 play the same decks and choices through this engine and the core and compare
 acting seats, masks, observations, rewards and ends, for every preset, 2-8
 players, hands and matches.

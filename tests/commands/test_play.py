@@ -1,0 +1,316 @@
+"""The terminal game ``agents.commands.play``: menus and input handling, the narration of
+every move, public information only (R2), the result (R10), argument errors.
+
+Games are driven through ``main``/``play`` with a scripted ``input_fn`` and a
+``StringIO`` as ``out``; stacked decks (tests/helpers/decks.py, R3) make the narrated
+moves exact.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers.decks import stacked_deck
+from helpers.play import ALL, HYN, Script, choices, last_menu, lines_in_order, run, unseen_moved
+
+from agents.baselines import GreedyAgent
+from agents.commands import play
+from agents.commands import table as play_table
+from trash_env.trash import rules as core
+from trash_env.trash.config import make_config
+from trash_env.trash.text import render_table
+
+ROOT = Path(__file__).resolve().parents[2]
+J, Q, K = 11, 12, 13
+
+
+# --------------------------------------------------------------------------
+# Input handling
+
+
+def test_invalid_input_gets_a_hint_and_the_prompt_again_then_the_game_is_played_out() -> None:
+    """An empty line, text, an out-of-range number, an illegal number and ``?`` never crash:
+    each gets a one-line hint (``?`` the menu again) and the prompt repeats; answering the
+    lowest legal move from then on plays the hand to its end (R8), with the result (R10)."""
+    code, text, script = run(["--seed", "0"], ["", "hello", "99", "ILLEGAL", "?"], autoplay=ALL)
+    assert code == 0
+    first_menu = text.split(play.PROMPT, 1)[0]
+    illegal = min(set(range(core.NUM_ACTIONS)) - set(last_menu(first_menu)))
+    prompts = text.split(play.PROMPT)
+    # After each of the first four answers, the hint is the whole next line, then the prompt.
+    hints = [prompts[i].splitlines()[0] for i in range(1, 5)]
+    assert hints[0].startswith("enter a move: choose ")
+    assert hints[1].startswith("'hello' is not a move: choose ")
+    assert hints[2].startswith("99 is not a legal move now: choose ")
+    assert hints[3].startswith(f"{illegal} is not a legal move now: choose ")
+    assert all("? shows the moves again, q quits" in hint for hint in hints)
+    # ``?`` shows the table and the same menu again before the next prompt.
+    assert "your moves:" in prompts[5]
+    assert last_menu(prompts[5]) == last_menu(first_menu)
+    assert script.calls > 6
+    tail = text.rstrip().splitlines()
+    assert re.fullmatch(r"result: (.+ wins? the hand|a draw.*); your reward [+-][01]", tail[-1]), tail[-1]
+    assert "-- over:" in text.rsplit("\n\n", 1)[1]  # the final table
+
+
+def test_aliases_draw_take_and_discard() -> None:
+    """``d``, ``t`` and ``x`` stand for actions 0, 1 and 12 (R13) where they are legal, and
+    are refused with a hint where not: seed 1 opens with a King to place (no draw choice)."""
+    code, text, _ = run(["--seed", "1"], ["d", "t", "x"])
+    assert code == 0
+    assert "d is not a legal move now: choose 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 or 12 (x) (? shows" in text
+    assert "t is not a legal move now" in text
+    assert "you discard K" in text
+
+
+def test_eof_at_the_first_prompt_leaves_cleanly() -> None:
+    """End of input at the first prompt ends the program with a message and exit code 0."""
+    code, text, script = run(["--seed", "0"])
+    assert code == 0
+    assert script.calls == 1
+    assert text.rstrip().endswith("end of input: you left the game.")
+
+
+GAMES = pytest.mark.parametrize("game", [[], HYN], ids=["trash", "help_your_neighbor"])
+
+
+@GAMES
+@pytest.mark.parametrize("word", ["q", "quit", " Q "])
+def test_quit(word: str, game: list[str]) -> None:
+    """``q`` or ``quit`` (any case, spaces ignored) leaves the game with exit code 0, in either game."""
+    code, text, _ = run([*game, "--seed", "0"], [word])
+    assert code == 0
+    assert text.rstrip().endswith("you left the game.")
+    assert "result:" not in text
+
+
+@GAMES
+def test_ctrl_c_leaves_cleanly(game: list[str]) -> None:
+    """Ctrl-C at the prompt prints a message and returns 130 instead of a traceback, in either game."""
+
+    def interrupt(prompt: str = "") -> str:
+        raise KeyboardInterrupt
+
+    out = io.StringIO()
+    assert play.main([*game, "--seed", "0"], input_fn=interrupt, out=out) == 130
+    assert out.getvalue().rstrip().endswith("interrupted: you left the game.")
+
+
+# --------------------------------------------------------------------------
+# Narration of moves
+
+
+def test_every_move_is_narrated_and_the_menu_names_the_moves() -> None:
+    """A stacked deck (R3): you draw a 7 whose slot hides a King (forced, R13), put the
+    wild King on the Ace slot (R5, R6) over a Queen, which is discarded; greedy draws a 5
+    that turns up a Jack; your Ace may then displace the wild (R5)."""
+    config = make_config()
+    you = [Q, 2, 3, 4, 5, 6, K, 8, 9, 10]
+    greedy = [1, 2, 3, 4, J, 6, 7, 8, 9, 10]
+    deck = stacked_deck(config, [you, greedy], stock=[7, 5, 1])
+    out = io.StringIO()
+    code = play.play(config, [None, GreedyAgent()], input_fn=Script(["2"]), out=out, deal=deck)
+    text = out.getvalue()
+    assert code == 0
+    lines_in_order(
+        text,
+        [
+            "you draw 7",
+            "you place 7 and turn up K",
+            "   2  place K in slot 0 (A)",
+            "  11  place K in slot 9 (10)",
+            "  12  discard K",
+            "enter a number (x = 12), ? for help, q to quit",
+            play.PROMPT + "you place K in slot 0 (A) and turn up Q",
+            "you discard Q",
+            "player_1 (greedy) draws 5",
+            "player_1 (greedy) places 5 and turns up J",
+            "player_1 (greedy) discards J",
+            "you draw A",
+            "   2  place A in slot 0 (A), taking back the K",
+            "  12  discard A",
+        ],
+    )
+    assert "   8  place" not in text.split("you place 7", 1)[1].split(play.PROMPT, 1)[0]  # slot 6 is filled
+    assert re.search(r"^you +> +K\*  ", text, re.MULTILINE)  # the wild on the Ace slot in the table
+
+
+def test_completion_final_round_and_next_hand_of_a_match_are_narrated() -> None:
+    """Two-card layouts in a match (R9): you complete first (R5), the final round (R8)
+    follows, greedy takes the discarded Ace (R4) and fails; the hand is yours, your layout
+    shrinks to one card and the next hand is dealt to the next seat (starter rotate).
+    Played to the end with the lowest legal moves, the match has a winner (R10)."""
+    config = make_config(layout_size=2, match=True)
+    deck = stacked_deck(config, [[2, 1], [3, 4]], stock=[1])
+    out = io.StringIO()
+    code = play.play(config, [None, GreedyAgent()], input_fn=Script(out=out, autoplay=ALL), out=out, deal=deck)
+    text = out.getvalue()
+    assert code == 0
+    lines_in_order(
+        text,
+        [
+            "you draw A",
+            "you place A and turn up 2",
+            "you place 2 and turn up A",
+            "you complete the layout! The A goes on the discard pile (R5)",
+            "final round: every other player has one more turn (R8)",
+            "player_1 (greedy) takes the discard A",
+            "player_1 (greedy) places A and turns up 3",
+            "player_1 (greedy) discards 3",
+            "hand 1 won by you; layout sizes now: you 1, player_1 (greedy) 2",
+            "hand 2 is dealt; player_1 (greedy) plays first",
+        ],
+    )
+    assert re.search(r"^result: (you win|player_1 \(greedy\) wins) the match; your reward [+-]1$", text, re.MULTILINE)
+
+
+def test_a_reshuffle_is_announced_before_the_draw() -> None:
+    """R7: drawing from an empty stock first shuffles the discard pile, all but its top card, into
+    a new stock, and the narration says so. Rare in play, so the position is made by moving
+    the stock onto the discard pile of a fresh deal."""
+    config = make_config()
+    rng = np.random.default_rng(0)
+    state = core.new_game(config, rng)
+    state.discard, state.stock = state.stock[::-1], []
+    top = state.discard[-1]
+    lines = play_table.apply_and_describe(state, core.DRAW_STOCK, rng, ["you", "player_1 (greedy)"])
+    assert lines == [
+        "the stock is empty: the discard pile, all but its top card, is shuffled as a new stock (R7)",
+        f"you draw {core.RANK_NAMES[state.held]}",
+    ]
+    assert state.discard == [top]
+
+
+def test_a_whole_match_is_narrated_hand_by_hand() -> None:
+    """A match (R9) played to its end with the lowest legal moves: every hand's end names
+    its winners and the new layout sizes, the first player rotates (hand 3 is yours), the
+    result names the match winner (R10), and your moves read in the second person."""
+    code, text, _ = run(["--match", "--seed", "2"], autoplay=ALL)
+    assert code == 0
+    lines_in_order(text, ["hand 2 is dealt; player_1 (greedy) plays first", "hand 3 is dealt; you play first"])
+    ends = re.findall(r"^hand (\d+) won by (.+); layout sizes now: you (\d+), player_1 \(greedy\) (\d+)$", text, re.M)
+    assert len(ends) >= 9  # the winner's layout shrinks from 10 to 1 before the last hand
+    assert [int(hand) for hand, *_ in ends] == list(range(1, len(ends) + 1))  # no drawn hands with this seed
+    assert re.search(r"^result: (you win|player_1 \(greedy\) wins) the match; your reward [+-]1$", text, re.M)
+    assert not re.search(r"\byou (draws|takes|places|turns|discards|completes|plays|wins)\b", text)
+
+
+def test_a_game_without_choices_is_played_through() -> None:
+    """Seven Up (R11) has only forced moves (R13): the game is narrated to its end
+    without a single prompt."""
+    code, text, script = run(["--preset", "seven_up", "--seed", "3"])
+    assert code == 0
+    assert script.calls == 0
+    assert "your moves:" not in text
+    assert "result: " in text
+
+
+def test_opponents_fill_the_other_seats_in_order_repeating_the_last() -> None:
+    """``--opponents`` names the other seats in seat order; the last is repeated and the
+    number of players defaults to one more than the opponents named."""
+    _, text, _ = run(["--opponents", "random", "counter", "--seat", "1"])
+    assert text.startswith("Trash: 3 players, 10-card layouts, Kings wild, one hand. You are seat 1 against ")
+    assert "against player_0 (random) and player_2 (counter);" in text
+    _, text, _ = run(["--num-players", "4", "--opponents", "random"])
+    assert "against player_1 (random), player_2 (random) and player_3 (random);" in text
+
+
+# --------------------------------------------------------------------------
+# Public information only (R2)
+
+
+@pytest.mark.parametrize("human", [0, 1])
+@pytest.mark.parametrize("seed", range(4))
+def test_nothing_hidden_is_shown_before_your_choices(seed: int, human: int) -> None:
+    """R2: at each of your first choices (up to four), everything printed so far is the same when
+    the cards still unseen then (face-down slots, the stock) are rearranged so that every
+    unseen place holds another rank; and the table shown is the public table, with ``##``
+    for face-down cards and the stock as a count."""
+    config = make_config()
+    deck = core.shuffled_deck(config, np.random.default_rng([seed, 99]))
+    lineup = [GreedyAgent(), GreedyAgent()]
+    lineup[human] = None
+    states = choices(config, deck, seed, human, count=4)
+    assert states
+    for k, state in enumerate(states):
+        moved = unseen_moved(state, deck)
+        texts = []
+        for stacked in (deck, moved):
+            out = io.StringIO()
+            script = Script(out=out, autoplay=k)  # answers k choices, then end of input at the next
+            assert play.play(config, lineup, seed, input_fn=script, out=out, deal=stacked) == 0
+            texts.append(out.getvalue())
+        assert texts[0] == texts[1]
+        shown = texts[0].rsplit("your moves:", 1)[0]
+        assert shown.rstrip().endswith(render_table(state, play_table.seat_names(lineup)))
+        assert f"stock {len(state.stock)} " in shown.rsplit("\n\n", 1)[1]
+
+
+# --------------------------------------------------------------------------
+# Arguments and the command line
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--preset", "nope"], "invalid choice: 'nope'"),
+        (["--opponents", "wizard"], "unknown agent 'wizard'"),
+        (["--opponents", "search:samples=0"], "search samples must be a positive integer"),
+        (["--seat", "5"], "--seat 5 is out of range: seats are 0..1 with 2 players"),
+        (["--seat", "-1"], "--seat -1 is out of range"),
+        (["--num-players", "9"], "num_players=9 is out of range (2..8)"),
+        (["--num-players", "2", "--opponents", "greedy", "counter"], "2 opponents named for 1 other seat(s)"),
+        (["--seed", "-1"], "--seed must be a non-negative integer"),
+        (["--seed", "x"], "argument --seed: invalid int value: 'x'"),
+        (["--opponents"], "argument --opponents: expected at least one argument"),
+        ([*HYN, "--preset", "pagat"], "--preset is an option of Trash (R9, R11); help_your_neighbor has no presets"),
+        ([*HYN, "--preset", "standard"], "--preset is an option of Trash"),
+        ([*HYN, "--match"], "--match is an option of Trash (R9, R11)"),
+        ([*HYN, "--opponents", "greedy"], "unknown agent 'greedy' for help_your_neighbor"),
+        (["--opponents", "heuristic"], "unknown agent 'heuristic' for trash"),
+        ([*HYN, "--num-players", "3", "--opponents", "optimal"], "agent 'optimal' is the solved game of two players"),
+        ([*HYN, "--num-players", "9"], "num_players=9 is out of range (2..8)"),
+        ([*HYN, "--seat", "2"], "--seat 2 is out of range: seats are 0..1 with 2 players"),
+        ([*HYN, "--seed", "-3"], "--seed must be a non-negative integer"),
+        (["--game", "chess"], "argument --game: invalid choice: 'chess'"),
+        ([*HYN, "--port", "8000"], "--host and --port are options of --web"),
+        (["--host", "0.0.0.0"], "--host and --port are options of --web"),
+        (["--web", "--port", "70000"], "--port must be 0 (a free port) to 65535, got 70000"),
+        (["--web", "--port", "-1"], "--port must be 0 (a free port) to 65535, got -1"),
+    ],
+)
+def test_bad_arguments_exit_2_with_a_message(argv: list[str], message: str, capsys: pytest.CaptureFixture) -> None:
+    """Bad presets, configurations, agents and seats, of either game (R9, R11, R12), and --web's
+    options end with exit code 2 and a one-line error on stderr (after argparse's usage line for
+    its own errors), never a traceback."""
+    code, text, script = run(argv)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert script.calls == 0 and text == ""
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("trash-play: error: ") and message in last, err
+    assert "Traceback" not in err
+
+
+def test_module_entry_point_with_piped_input() -> None:
+    """``trash-play`` runs with piped input: a refused ``d`` (seed 1 opens
+    with a King to place), then ``q``; exit code 0 and nothing on stderr."""
+    result = subprocess.run(
+        [sys.executable, "-m", "agents.commands.play", "--seed", "1"],
+        input="d\nq\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert "you draw K" in result.stdout
+    assert "d is not a legal move now" in result.stdout
+    assert result.stdout.rstrip().endswith("you left the game.")

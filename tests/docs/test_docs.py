@@ -1,0 +1,155 @@
+"""The documentation is checked, not hoped (issue 16): the generated pages are current, every Python
+example in the README and the docs runs, and every command line they show is one its command
+accepts. The site's own build (``mkdocs build --strict``: no broken link, no missing reference)
+runs in ``make test`` after pytest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import runpy
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import load_script
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = sorted(p for p in (ROOT / "docs").rglob("*.md") if p.name != "index.md" and "results" not in p.parts)
+DOCUMENTS = [ROOT / "README.md", *PAGES]  # index.md is the README again; results/ holds outputs
+
+
+def blocks(language: str) -> list[tuple[str, str]]:
+    """(where, code) of every fenced block in ``language``."""
+    found = []
+    for path in DOCUMENTS:
+        text = path.read_text()
+        for match in re.finditer(rf"^```{language}\n(.*?)^```", text, re.S | re.M):
+            line = text[: match.start()].count("\n") + 1
+            found.append((f"{path.relative_to(ROOT)}:{line}", match.group(1)))
+    return found
+
+
+def test_every_console_script_is_found() -> None:
+    """The metadata lists every command (else the command lines below would go unchecked)."""
+    assert {"trash-train", "trash-evaluate", "trash-play", "trash-bench", "trash-solve"} <= set(SCRIPTS)
+
+
+def test_the_generated_pages_are_current() -> None:
+    """The environment pages, the rules page and the home page are their sources (docstrings,
+    RULES.md, README.md) as ``scripts/docs_pages.py`` writes them."""
+    assert load_script("scripts/docs_pages").main(["--check"]) == 0, "run python scripts/docs_pages.py"
+
+
+def test_the_readme_is_a_landing_page() -> None:
+    """Well under 200 lines, and every docs page is one click away from it."""
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) < 200
+    pages = {p.relative_to(ROOT).as_posix() for p in PAGES}
+    linked = set(re.findall(r"\]\((docs/[^)#]+\.md)", text))
+    assert pages <= linked, f"pages the README does not link: {sorted(pages - linked)}"
+
+
+PYTHON = blocks("python")
+
+
+@pytest.mark.parametrize("code", [code for _, code in PYTHON], ids=[where for where, _ in PYTHON])
+def test_a_python_example_runs(code: str, tmp_path, monkeypatch) -> None:
+    """Each Python example runs as it stands, in a fresh namespace, from the repository's root (its
+    paths are the README's), writing only under a temporary folder."""
+    if "import torch" in code or "sb3_contrib" in code or "stable_baselines3" in code:
+        pytest.importorskip("torch")
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("TRASH_RL_CACHE", str(tmp_path / "cache"))
+    exec(compile(code, "<docs example>", "exec"), {"__name__": "__docs__"})
+
+
+def console_scripts() -> dict[str, str]:
+    """The package's console scripts (``trash-train`` ...) and the module each runs, from its metadata."""
+    from importlib.metadata import entry_points
+
+    return {
+        script.name: script.value.partition(":")[0]
+        for script in entry_points(group="console_scripts")
+        if script.name.startswith("trash-")
+    }
+
+
+SCRIPTS = console_scripts()
+
+
+def command_lines() -> list[tuple[str, list[str]]]:
+    """Every ``python -m MODULE ...``, ``python SCRIPT ...`` and console-script (``trash-evaluate ...``)
+    line of the bash examples, continuations joined and comments dropped, as argv lists."""
+    found = []
+    for where, code in blocks("bash"):
+        for line in code.replace("\\\n", " ").splitlines():
+            line = line.split("  #")[0].strip()
+            if line.startswith("#") or re.search(r"[|<>$;&`]|\.\.\.", line):  # pipes, variables, placeholders
+                continue
+            argv = shlex.split(line, comments=True)
+            if argv[0] in SCRIPTS or (argv[:1] == ["python"] and len(argv) > 1):
+                found.append((where, argv))
+    return found
+
+
+class Parsed(Exception):  # noqa: N818 (a signal, not an error)
+    """Raised in place of a command's work once its arguments are parsed."""
+
+
+COMMANDS = command_lines()
+
+
+@pytest.mark.filterwarnings("ignore:.*found in sys.modules after import of package:RuntimeWarning")  # runpy, harmless
+@pytest.mark.parametrize("argv", [argv for _, argv in COMMANDS], ids=[f"{w}: {' '.join(a)}" for w, a in COMMANDS])
+def test_a_documented_command_line_parses(argv: list[str], monkeypatch, capsys) -> None:
+    """Each command line of the docs is accepted by its command's argument parser (a renamed or
+    removed option fails here); nothing is run past the parsing."""
+    original_parse = argparse.ArgumentParser.parse_known_args
+
+    def parse(self, args=None, namespace=None):
+        namespace, extra = original_parse(self, args, namespace)
+        if extra or self.prog.split()[0] in {"pytest", "__main__.py"}:  # parse_args refuses the extras
+            return namespace, extra
+        raise Parsed(namespace)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_known_args", parse)
+    monkeypatch.chdir(ROOT)
+    monkeypatch.syspath_prepend(str(ROOT))
+    if argv[0] in SCRIPTS:
+        target, rest, module = SCRIPTS[argv[0]], argv[1:], True
+    elif argv[1] == "-m":
+        target, rest, module = argv[2], argv[3:], True
+    else:
+        target, rest, module = str(ROOT / argv[1]), argv[2:], False
+    if not module and not Path(target).exists():
+        pytest.fail(f"{argv[1]} does not exist")
+    monkeypatch.setattr(sys, "argv", [target, *rest])
+    with pytest.raises((Parsed, SystemExit, ModuleNotFoundError)) as outcome:
+        if module:
+            runpy.run_module(target, run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(target, run_name="__main__")
+    if outcome.type is ModuleNotFoundError:  # the command needs an extra this environment lacks
+        pytest.skip(f"{' '.join(argv)} needs {outcome.value.name} (an extra)")
+    if outcome.type is SystemExit:
+        assert outcome.value.code in (0, None), f"{' '.join(argv)}: {capsys.readouterr().err.strip()}"
+
+
+def test_the_docstring_examples_run() -> None:
+    """Every ``>>>`` example in the package's docstrings (shown on the API reference) runs as
+    doctest says."""
+    import doctest
+    import importlib
+
+    modules = []
+    for path in sorted([*(ROOT / "trash_env").rglob("*.py"), *(ROOT / "agents").rglob("*.py")]):
+        if ">>> " in path.read_text():
+            modules.append(".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"))
+    assert len(modules) >= 4
+    for name in modules:
+        result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, f"{name}: {result.failed} doctest(s) failed"
+        assert result.attempted > 0

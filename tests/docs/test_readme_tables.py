@@ -1,0 +1,61 @@
+"""The generated tables of the README and the docs pages are what their result files say
+(``scripts/readme_tables.py``)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import load_script
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def tables():
+    return load_script("scripts/readme_tables")
+
+
+@pytest.mark.slow
+def test_the_generated_tables_are_up_to_date(tables) -> None:
+    """Regenerating the tables of README.md and the docs pages from ``docs/*.json`` and the
+    committed benchmark results (``trash-bench report``'s Markdown) changes nothing, byte for byte."""
+    documents = tables.documents()
+    assert ROOT / "docs" / "suite.md" in documents and ROOT / "docs" / "help-your-neighbor.md" in documents
+    texts = {path: path.read_text() for path in documents}
+    for path, text in texts.items():
+        new, changed = tables.regenerate(text)
+        assert changed == [] and new == text, f"{path}: stale tables {changed}: run python scripts/readme_tables.py"
+    every = "".join(texts.values())
+    assert all(f"<!-- table:{name} -->" in every for name in tables.TABLES), "every generator has its table"
+
+
+def test_a_changed_result_file_makes_its_table_stale(tables, tmp_path: Path, monkeypatch) -> None:
+    """Change one figure in a copy of a result file: its table, and only it, is stale; ``--check``
+    exits 1 and leaves the file alone, a plain run rewrites it and ``--check`` then passes."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("neighbor_exact.json", "neighbor_optimal_ladder.json"):
+        (docs / name).write_text((ROOT / "docs" / name).read_text())
+    shutil.copytree(ROOT / "docs" / "results", docs / "results")
+    data = json.loads((docs / "neighbor_exact.json").read_text())
+    data["pairs"][0]["score_difference"] = 0.5
+    (docs / "neighbor_exact.json").write_text(json.dumps(data))
+    readme = tmp_path / "help-your-neighbor.md"
+    readme.write_text((ROOT / "docs" / "help-your-neighbor.md").read_text())
+    monkeypatch.setattr(tables, "ROOT", tmp_path)
+    before = readme.read_text()
+    assert tables.main([str(readme), "--check"]) == 1
+    assert readme.read_text() == before
+    assert tables.main([str(readme)]) == 0
+    assert "| +0.5000 |" in readme.read_text()
+    assert tables.main([str(readme), "--check"]) == 0
+    _, changed = tables.regenerate(before)
+    assert changed == ["neighbor-exact-pairs"]
+
+
+def test_an_unknown_table_is_refused_by_name(tables) -> None:
+    with pytest.raises(ValueError, match="'nosuch' has no generator"):
+        tables.regenerate("<!-- table:nosuch -->\nx\n<!-- /table:nosuch -->\n")

@@ -1,0 +1,321 @@
+"""The drawn tables (``trash_env.rendering``): the SVG shows exactly the public state (R2, R15), and
+``render_mode="rgb_array"`` returns PettingZoo's ``(H, W, 3)`` uint8 picture for every env."""
+
+from __future__ import annotations
+
+import importlib.util
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from trash_env import help_your_neighbor_v0, trash_v0
+from trash_env.neighbor.drawing import neighbor_svg
+from trash_env.rendering.svg import COLOURS
+from trash_env.trash.config import MAX_LAYOUT
+from trash_env.trash.drawing import trash_svg
+from trash_env.trash.rules import DRAW, FACE_DOWN, OVER
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def states(module, games: int, seed: int, **kwargs):
+    """Every state (after every step) of ``games`` random games."""
+    rng = np.random.default_rng(seed)
+    for game in range(games):
+        env = module.env(**kwargs)
+        env.reset(seed=seed + game)
+        yield env.unwrapped.game_state
+        for _ in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            action = None if terminated or truncated else int(rng.choice(np.flatnonzero(observation["action_mask"])))
+            env.step(action)
+            yield env.unwrapped.game_state
+
+
+def fills(svg: str, colour: str, shape: str = "rect") -> int:
+    root = ET.fromstring(svg)
+    return sum(1 for element in root.iter(f"{SVG}{shape}") if element.get("fill") == colour)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"num_players": 2}, {"preset": "pagat", "num_players": 3, "match": True}, {"preset": "jokers", "num_players": 6}],
+)
+def test_the_trash_svg_shows_every_slot_as_the_state_has_it(kwargs) -> None:
+    """In every state of random games: one card back per face-down slot (plus the stock's, unless it is empty), one
+    wild-coloured card per wild-filled slot (R6), one dashed outline per slot no longer in a layout (R9)
+    and for an empty stock or discard pile, and the held card drawn only in the place phase."""
+    seen = {"wild": 0, "shrunk": 0, "held": 0}
+    for state in states(trash_v0, 3, 11, **kwargs):
+        svg = trash_svg(state)
+        down = sum(v == FACE_DOWN for seat in range(state.num_players) for v in state.up[seat][: state.sizes[seat]])
+        wild = sum(
+            v != FACE_DOWN and v != slot + 1
+            for seat in range(state.num_players)
+            for slot, v in enumerate(state.up[seat][: state.sizes[seat]])
+        )
+        shrunk = state.num_players * MAX_LAYOUT - sum(state.sizes)
+        assert fills(svg, COLOURS["back"]) == down + bool(state.stock)
+        held_wild = state.phase not in (DRAW, OVER) and state.is_wild[state.held]
+        assert fills(svg, COLOURS["wild"]) == wild
+        root = ET.fromstring(svg)
+        dashed = sum(1 for e in root.iter(f"{SVG}rect") if e.get("stroke-dasharray"))
+        assert dashed == shrunk + (not state.discard) + (not state.stock)
+        seen["wild"] += wild > 0
+        seen["shrunk"] += shrunk > 0
+        seen["held"] += held_wild or state.phase not in (DRAW, OVER)
+    assert seen["wild"] and seen["held"]
+    if kwargs.get("match"):
+        assert seen["shrunk"], "a match should shrink a layout in three games"
+
+
+SOAK = [  # (env module, drawing, games, env options): 2,610 random games, every state drawn
+    (trash_v0, trash_svg, 1000, {"num_players": 2}),
+    (trash_v0, trash_svg, 1000, {"preset": "eight_card", "num_players": 2}),
+    (trash_v0, trash_svg, 200, {"preset": "jokers", "num_players": 6}),
+    (trash_v0, trash_svg, 10, {"preset": "pagat", "num_players": 3, "match": True}),
+    (help_your_neighbor_v0, neighbor_svg, 300, {"num_players": 2}),
+    (help_your_neighbor_v0, neighbor_svg, 100, {"num_players": 4}),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("module", "draw", "games", "kwargs"), SOAK)
+def test_every_state_of_thousands_of_random_games_draws(module, draw, games, kwargs) -> None:
+    """Every state after every step of thousands of random games draws as well-formed SVG with one
+    row per seat; every 250th is also rasterised to an (H, W, 3) uint8 picture of the SVG's size."""
+    pytest.importorskip("drawsvg")
+    rasterise = None
+    if importlib.util.find_spec("resvg_py") is not None:
+        from trash_env.rendering.image import svg_to_rgb as rasterise
+    drawn = 0
+    for k, state in enumerate(states(module, games, 1000, **kwargs)):
+        root = ET.fromstring(draw(state))
+        texts = [element.text for element in root.iter(f"{SVG}text")]
+        assert all(f"player_{seat}" in texts for seat in range(state.num_players))
+        if rasterise is not None and k % 250 == 0:
+            picture = rasterise(draw(state))
+            assert picture.dtype == np.uint8 and picture.shape == (int(root.get("height")), int(root.get("width")), 3)
+        drawn += 1
+    assert drawn > games
+
+
+def test_the_neighbor_svg_shows_every_marker() -> None:
+    """One dark marker per covered total and one numbered per uncovered one (R12), in every state."""
+    for state in states(help_your_neighbor_v0, 3, 5, num_players=3):
+        svg = neighbor_svg(state)
+        covered = sum(sum(row) for row in state.covered)
+        assert fills(svg, COLOURS["back"], "circle") == covered
+        assert fills(svg, COLOURS["face"], "circle") == 10 * state.num_players - covered
+
+
+@pytest.mark.parametrize("module", [trash_v0, help_your_neighbor_v0])
+def test_rgb_array_follows_pettingzoo(module) -> None:
+    """``render_mode="rgb_array"``: an (H, W, 3) uint8 picture, not blank; PettingZoo's render_test passes."""
+    pytest.importorskip("resvg_py")
+    from pettingzoo.test import render_test
+
+    env = module.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    picture = env.render()
+    assert picture.ndim == 3 and picture.shape[2] == 3 and picture.dtype == np.uint8
+    assert len(np.unique(picture.reshape(-1, 3), axis=0)) > 10
+    assert module.env().metadata["render_fps"] > 0
+    render_test(lambda render_mode: module.env(render_mode=render_mode))
+
+
+def test_the_single_agent_env_renders_pictures() -> None:
+    pytest.importorskip("resvg_py")
+    import gymnasium
+
+    import trash_env  # noqa: F401  (registers the ids)
+
+    env = gymnasium.make("TrashSingleAgent-v0", render_mode="rgb_array")
+    env.reset(seed=1)
+    picture = env.render()
+    assert picture.shape[2] == 3 and picture.dtype == np.uint8
+
+
+def random_record(module, seed: int, **kwargs) -> tuple[dict, int]:
+    """A random game's record, and how many real choices it had (the env plays forced moves itself)."""
+    env = module.env(**kwargs)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(0)
+    choices = 0
+    for _ in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        done = terminated or truncated
+        choices += not done
+        env.step(None if done else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    return env.unwrapped.game_record(), choices
+
+
+def page_frames(page: str) -> list[dict]:
+    import json
+    import re
+
+    return json.loads(re.search(r"const frames = (\[.*?\]);\n", page, re.S).group(1).replace("<\\/", "</"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module", [trash_v0, help_your_neighbor_v0])
+def test_a_replay_holds_every_move_of_its_record(tmp_path, module) -> None:
+    """The HTML replay and the GIF of a recorded game: one frame for the start and one per action of the
+    record (forced moves included, and marked: R13, R14), each move named with its mover; the HTML is
+    one file with no external resource."""
+    pytest.importorskip("resvg_py")
+    import json
+
+    from PIL import Image
+
+    from agents.commands.replay import main
+    from trash_env.games import game_of
+
+    record, choices = random_record(module, 4, num_players=3)
+    (tmp_path / "game.json").write_text(json.dumps(record))
+    html, gif = tmp_path / "game.html", tmp_path / "game.gif"
+    assert main([str(tmp_path / "game.json"), "--html", str(html), "--gif", str(gif)]) == 0
+    page = html.read_text()
+    frames = page_frames(page)
+    assert len(frames) == len(record["actions"]) + 1
+    assert sum(not f["forced"] for f in frames[1:]) == choices  # every other move was forced
+    game = game_of(module.env().unwrapped.config)
+    for i, (frame, action) in enumerate(zip(frames[1:], record["actions"], strict=True)):
+        assert frame["label"].startswith(f"move {i + 1}: player_")
+        assert game.action_name(action) in frame["label"]
+        assert frame["label"].endswith("(forced)") == frame["forced"]
+    assert "http" not in page.replace("http://www.w3.org", "")
+    with Image.open(gif) as picture:  # Pillow merges equal consecutive frames, adding their durations
+        durations = []
+        for k in range(picture.n_frames):
+            picture.seek(k)
+            durations.append(picture.info["duration"])
+    assert sum(durations) == len(frames) * 500  # 2 positions a second
+
+
+def test_record_writes_a_game_and_its_pictures(tmp_path) -> None:
+    """``trash-record``: the record replays to its result, the same seed gives the same
+    game, and the replay and GIF are written (R3: seat 0 plays first, the agents in the order named)."""
+    pytest.importorskip("resvg_py")
+    import json
+
+    from agents.commands.record import main
+    from trash_env.records import replay
+    from trash_env.trash.rules import returns
+
+    argv = ["greedy", "counter", "--preset", "pagat", "--seed", "5"]
+    assert main([*argv, "--json", str(tmp_path / "a.json"), "--html", str(tmp_path / "a.html")]) == 0
+    assert main([*argv, "--json", str(tmp_path / "b.json"), "--gif", str(tmp_path / "b.gif")]) == 0
+    first, second = (json.loads((tmp_path / f"{k}.json").read_text()) for k in "ab")
+    assert first == second and first["players"] == ["greedy", "counter"]
+    assert returns(replay(first)) == first["returns"]
+    assert len(page_frames((tmp_path / "a.html").read_text())) == len(first["actions"]) + 1
+    assert (tmp_path / "b.gif").read_bytes()[:6] == b"GIF89a"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["greedy", "random"], "name at least one output"),
+        (["greedy", "random", "--json", "x.json", "--num-players", "1"], "num_players=1 is out of range"),
+        (["greedy", "random", "counter", "--json", "x.json", "--num-players", "2"], "3 agents named for 2 seats"),
+        (["greedy", "minimax", "--json", "x.json"], "unknown agent 'minimax'"),
+        (["random", "random", "--game", "help_your_neighbor", "--match", "--json", "x.json"], "no matches"),
+        (["greedy", "random", "--html", "."], "is a folder"),
+        (["greedy", "random", "--gif", "x.gif", "--fps", "0"], "--fps must be above 0"),
+        (["greedy", "policies/none.zip", "--json", "x.json"], "does not exist"),
+    ],
+)
+def test_record_bad_arguments_exit_2(tmp_path, monkeypatch, capsys, argv, message) -> None:
+    from agents.commands.record import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("trash-record: error: ") and message in err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "argv", "message"),
+    [
+        (None, ["--html", "out.html"], "is not a file"),
+        ("{not json", ["--html", "out.html"], "is not a JSON game record"),
+        ('{"game": "chess"}', ["--html", "out.html"], "not a trash_v0 or help_your_neighbor_v0 game record"),
+        ('{"game": "trash_v0"}', [], "name at least one output"),
+    ],
+)
+def test_replay_command_refuses_a_bad_record(tmp_path, monkeypatch, capsys, content, argv, message) -> None:
+    """``trash-replay``: a missing, unreadable or corrupt record is one error line
+    and exit 2, and nothing is written."""
+    from agents.commands.replay import main
+
+    monkeypatch.chdir(tmp_path)
+    if content is not None:
+        (tmp_path / "record.json").write_text(content)
+    assert main(["record.json", *argv]) == 2
+    assert message in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ([] if content is None else ["record.json"])
+
+
+def test_gymnasiums_record_video_records_the_single_agent_env(tmp_path) -> None:
+    """Gymnasium's own RecordVideo wrapper writes an MP4 of ``TrashSingleAgent-v0`` (``rgb_array``,
+    ``render_fps``), as the README's video was made."""
+    pytest.importorskip("resvg_py")
+    pytest.importorskip("moviepy")
+    import gymnasium
+
+    import trash_env  # noqa: F401  (registers the ids)
+
+    env = gymnasium.make("TrashSingleAgent-v0", render_mode="rgb_array")
+    env = gymnasium.wrappers.RecordVideo(env, str(tmp_path / "video"), disable_logger=True)
+    _, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        _, _, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+    env.close()
+    (video,) = (tmp_path / "video").glob("*.mp4")
+    assert video.stat().st_size > 1000
+
+
+def test_svg_is_the_drawing_rgb_array_rasterises() -> None:
+    """``env.unwrapped.svg()`` (any render mode) is the SVG that ``rgb_array`` rasterises, for the AEC
+    and the single-agent envs."""
+    pytest.importorskip("resvg_py")
+    import gymnasium
+
+    from trash_env.rendering.image import svg_to_rgb
+
+    for make in (
+        lambda mode: trash_v0.env(render_mode=mode),
+        lambda mode: help_your_neighbor_v0.env(render_mode=mode, num_players=3),
+        lambda mode: gymnasium.make("TrashSingleAgent-v0", render_mode=mode),
+        lambda mode: gymnasium.make("HelpYourNeighborSingleAgent-v0", render_mode=mode),
+    ):
+        plain, drawn = make(None), make("rgb_array")
+        plain.reset(seed=3)
+        drawn.reset(seed=3)
+        svg = plain.unwrapped.svg()
+        assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
+        assert np.array_equal(svg_to_rgb(svg), drawn.render())
+
+
+@pytest.mark.parametrize("module", ["drawsvg", "resvg_py", "PIL"])
+def test_a_picture_without_the_render_extra_names_it(monkeypatch, module) -> None:
+    """Without one of the render extra's packages, drawing or rasterising says which extra to install."""
+    import sys
+
+    from trash_env.rendering import require
+
+    env = trash_v0.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    monkeypatch.setitem(sys.modules, module, None)  # makes "import module" fail
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == module else object())
+    with pytest.raises(ImportError, match=r"render extra: pip install -e '\.\[render\]'"):
+        env.render()
+    with pytest.raises(ImportError, match=f"missing {module}"):
+        require()

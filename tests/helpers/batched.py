@@ -1,0 +1,90 @@
+"""The batched engine played beside the rules core, compared after every step (R1-R10, R13)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from trash_env.trash import batched
+from trash_env.trash import rules as core
+from trash_env.trash.observation import Observer
+
+
+def assert_same_state(state: core.GameState, batch: batched.TrashBatch, b: int) -> None:
+    """Every field of the core's state equals the batch's game ``b``."""
+    g = batch.arrays
+    s = g.s[b]
+    n = state.num_players
+    where = f"game {b}, turn {state.turn}"
+    assert s[batched.PHASE] == state.phase, where
+    assert s[batched.CUR] == state.current, where
+    assert s[batched.TURN] == state.turn, where
+    assert s[batched.HAND] == state.hand, where
+    if state.phase != core.OVER:
+        assert s[batched.HELD] == state.held, where
+    assert g.sizes[b, :n].tolist() == state.sizes, where
+    assert g.won[b, :n].tolist() == state.hands_won, where
+    assert g.fd[b, :n].tolist() == state.face_down, where
+    for seat in range(n):
+        size = state.sizes[seat]
+        assert g.up[b, seat, :size].tolist() == state.up[seat], where
+    stock = g.stock[b, : s[batched.STOCKN]].tolist()
+    assert stock == state.stock, where
+    assert g.disc[b, : s[batched.DISCN]].tolist() == state.discard, where
+    assert g.known[b].tolist() == state.known_stock, where
+    assert g.unacc[b].tolist() == state.unaccounted, where
+    assert g.hw[b, : s[batched.NHW]].tolist() == state.hand_winners, where
+    assert bool(s[batched.TRUNC]) == state.truncated, where
+    if state.phase == core.OVER:
+        assert g.winners[b, : s[batched.NWIN]].tolist() == state.winners, where
+
+
+def play_both(config, batch_size: int, seed: int, steps_cap: int = 100_000) -> dict[str, int]:
+    """Play ``batch_size`` games through the batch (exact mode) and the core side by side,
+    with the same uniformly random choices; compare everything after every step."""
+    batch = batched.TrashBatch(config, batch_size, exact=True)
+    seeds = [[seed, b] for b in range(batch_size)]
+    obs, masks = batch.reset(seeds)
+    rngs = [np.random.default_rng(s) for s in seeds]
+    states = []
+    for b in range(batch_size):
+        state = core.new_game(config, rngs[b])
+        core.play_forced(state, rngs[b])
+        states.append(state)
+    observer = Observer(config)
+    chooser = np.random.default_rng([seed, 99])
+    decisions = 0
+    for _ in range(steps_cap):
+        actions = np.full(batch_size, -1, np.int64)
+        for b, state in enumerate(states):
+            assert_same_state(state, batch, b)
+            if state.phase == core.OVER:
+                assert batch.arrays.s[b, batched.PHASE] == core.OVER
+                continue
+            legal = core.legal_actions(state)
+            assert batch.seats[b] == state.current
+            np.testing.assert_array_equal(masks[b], core.action_mask(legal))
+            np.testing.assert_array_equal(obs[b], observer.encode(state, state.current))
+            actions[b] = legal[int(chooser.integers(len(legal)))]
+        if (actions < 0).all():
+            break
+        obs, masks, rewards, dones = batch.step(actions)
+        for b, state in enumerate(states):
+            if actions[b] < 0:
+                continue
+            core.apply_action(state, int(actions[b]), rngs[b])
+            core.play_forced(state, rngs[b])
+            decisions += 1
+            assert bool(dones[b]) == (state.phase == core.OVER)
+            if dones[b]:
+                assert rewards[b].tolist() == core.returns(state)
+            else:
+                assert not rewards[b].any()
+    else:
+        raise AssertionError("the games did not end")
+    for b, state in enumerate(states):
+        assert_same_state(state, batch, b)
+    return {
+        "decisions": decisions,
+        "later_hands": sum(state.hand for state in states),
+        "truncated": sum(state.truncated for state in states),
+    }

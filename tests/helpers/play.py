@@ -1,0 +1,129 @@
+"""Driving the terminal game (``agents.commands.play``) with scripted input, and the positions whose
+hidden cards a test rearranges (R2): shared by the terminal and browser play tests."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+
+from agents.base import SeatView
+from agents.baselines import GreedyAgent
+from agents.commands import play
+from agents.commands import table as play_table
+from trash_env.trash import rules as core
+from trash_env.trash.config import RulesConfig
+from trash_env.trash.observation import Observer
+from trash_env.trash.rules import FACE_DOWN, OVER, GameState
+
+ALL = 10**6  # autoplay to the end of the game
+
+
+HYN = ["--game", "help_your_neighbor"]  # the arguments that choose Help Your Neighbor
+
+
+class Script:
+    """A fake ``input_fn``: gives ``answers`` in order, then ``autoplay`` times the lowest
+    legal action of the last menu printed to ``out``, then raises EOFError.
+
+    The answer ``"ILLEGAL"`` is replaced by the lowest action number missing from the last menu.
+    """
+
+    def __init__(self, answers: Sequence[str] = (), out: io.StringIO | None = None, autoplay: int = 0) -> None:
+        self.answers = list(answers)
+        self.out = out
+        self.autoplay = autoplay
+        self.calls = 0
+
+    def __call__(self, prompt: str = "") -> str:
+        self.calls += 1
+        if self.answers:
+            answer = self.answers.pop(0)
+            if answer == "ILLEGAL":
+                answer = str(min(set(range(core.NUM_ACTIONS)) - set(last_menu(self.out.getvalue()))))
+            return answer
+        if self.autoplay > 0:
+            self.autoplay -= 1
+            return str(min(last_menu(self.out.getvalue())))
+        raise EOFError
+
+
+def last_menu(text: str) -> list[int]:
+    """The action numbers of the last ``your moves:`` menu in ``text``."""
+    menu = text.rsplit("your moves:\n", 1)[1]
+    actions = []
+    for line in menu.splitlines():
+        match = re.match(r"\s+(\d+)  \S", line)
+        if not match:
+            break
+        actions.append(int(match.group(1)))
+    assert actions, "no menu found"
+    return actions
+
+
+def run(argv: Sequence[str], answers: Sequence[str] = (), autoplay: int = 0) -> tuple[int, str, Script]:
+    out = io.StringIO()
+    script = Script(answers, out, autoplay)
+    code = play.main(list(argv), input_fn=script, out=out)
+    return code, out.getvalue(), script
+
+
+def lines_in_order(text: str, expected: Sequence[str]) -> None:
+    """Each expected line appears as a whole line of ``text``, in this order."""
+    lines = text.splitlines()
+    position = 0
+    for line in expected:
+        assert line in lines[position:], f"missing (in order): {line!r}\n---\n{text}"
+        position = lines.index(line, position) + 1
+
+
+def choices(config: RulesConfig, deck: list[int], seed: int, human: int, count: int) -> list[GameState]:
+    """Copies of the state at the human's first ``count`` real choices (fewer if the game
+    ends first), replayed on the core
+    with greedy opponents, the generators ``agents.commands.play`` uses, and the human always taking
+    the lowest legal action (as ``Script`` does)."""
+    rng = play_table.game_rng(seed)
+    agent_rngs = [play_table.agent_rng(seed, seat) for seat in range(config.num_players)]
+    observer = Observer(config)
+    state = core.new_game(config, rng, deck)
+    found = []
+    while len(found) < count:
+        core.play_forced(state, rng)
+        if state.phase == OVER:
+            break
+        seat = state.current
+        if seat == human:
+            found.append(core.clone(state))
+            action = core.legal_actions(state)[0]
+        else:
+            action = GreedyAgent().act(SeatView(state, seat, observer), agent_rngs[seat])
+        core.apply_action(state, action, rng)
+    return found
+
+
+def hidden_positions(state: GameState, deck: list[int]) -> list[int]:
+    """Deck positions (R3) of the cards nobody has seen: face-down slots and the stock."""
+    n = state.num_players
+    positions = []
+    for seat in range(n):
+        for slot, value in enumerate(state.up[seat]):
+            if value == FACE_DOWN:
+                position = slot * n + (seat - state.hand_first) % n
+                assert deck[position] == state.down[seat][slot]
+                positions.append(position)
+    rest = len(deck) - len(state.stock)
+    assert state.stock == deck[rest:][::-1], "no reshuffle (R7) yet"
+    return positions + list(range(rest, len(deck)))
+
+
+def unseen_moved(state: GameState, deck: list[int]) -> list[int]:
+    """``deck`` with the cards unseen at ``state`` rearranged so that every unseen place (R2: the
+    face-down slots and the stock) holds another rank: sorted by rank, shifted by half."""
+    hidden = hidden_positions(state, deck)
+    order = sorted(hidden, key=lambda position: deck[position])
+    half = len(order) // 2
+    moved = deck[:]
+    for i, position in enumerate(order):
+        moved[position] = deck[order[(i + half) % len(order)]]
+    assert all(moved[position] != deck[position] for position in hidden)
+    return moved
