@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,3 +82,63 @@ def signal_handlers_restored() -> Iterator[None]:
         signal.signal(signum, handler)  # restored either way, so one leak does not fail every later test
     changed = [signal.Signals(s).name for s in before if after[s] != before[s]]
     assert not changed, f"the test left {', '.join(changed)} handled by {[after[s] for s in before]}"
+
+
+# The optional packages of the extras (pyproject.toml), by the name they are imported under.
+EXTRA_OF_MODULE = {
+    **dict.fromkeys(("scipy", "rich", "choix", "matplotlib"), "eval"),
+    **dict.fromkeys(("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm", "tyro"), "train"),
+    **dict.fromkeys(("drawsvg", "resvg_py", "PIL"), "render"),
+    **dict.fromkeys(("moviepy",), "video"),
+    **dict.fromkeys(("starlette", "uvicorn", "httpx"), "web"),
+    **dict.fromkeys(("numba",), "batched"),
+    **dict.fromkeys(("ray",), "rllib"),
+    **dict.fromkeys(("mkdocs", "material", "mkdocstrings"), "docs"),
+    **dict.fromkeys(("rlcard", "pygame"), "bench"),
+    **dict.fromkeys(("playwright",), "dev"),
+}
+NEEDS_EXTRA = re.compile(r"\bneeds? the (\w+) extra\b")
+
+
+def missing_extra(error: BaseException | None) -> str | None:
+    """The extra whose absence raised ``error`` (a package of an extra that is not installed, or the
+    package's own "needs the X extra" error), else None."""
+    while error is not None:
+        if isinstance(error, ModuleNotFoundError) and error.name:
+            extra = EXTRA_OF_MODULE.get(error.name.partition(".")[0])
+            if extra:
+                return extra
+        if isinstance(error, ImportError) and (match := NEEDS_EXTRA.search(str(error))):
+            return match.group(1)
+        error = error.__cause__ or error.__context__
+    return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    """A test that fails only because an optional extra is not installed is reported as skipped,
+    naming the extra (the core suite runs with none of them; CI installs them all, so there this
+    changes nothing). ``tests/test_layering.py`` checks separately that the core needs none."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and call.excinfo is not None and call.when in ("setup", "call"):
+        extra = missing_extra(call.excinfo.value)
+        if extra is not None:
+            report.outcome = "skipped"
+            report.longrepr = (str(item.path), item.location[1] or 0, f"Skipped: needs the {extra} extra")
+
+
+MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
+    """A test module that cannot be imported only because an optional extra is missing is skipped,
+    naming the extra, rather than an error."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and (match := MISSING_MODULE.search(str(report.longrepr))):
+        extra = EXTRA_OF_MODULE.get(match.group(1).partition(".")[0])
+        if extra is not None:
+            report.outcome = "skipped"
+            report.longrepr = (str(collector.path), 0, f"Skipped: needs the {extra} extra")

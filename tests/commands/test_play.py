@@ -298,12 +298,26 @@ def test_bad_arguments_exit_2_with_a_message(argv: list[str], message: str, caps
     assert "Traceback" not in err
 
 
-def test_module_entry_point_with_piped_input() -> None:
-    """``trash-play`` runs with piped input: a refused ``d`` (seed 1 opens
-    with a King to place), then ``q``; exit code 0 and nothing on stderr."""
+@pytest.mark.parametrize(
+    ("argv", "answers", "expected"),
+    [
+        pytest.param(  # a refused d (seed 1 opens with a King to place), then q
+            ["--seed", "1"], "d\nq\n", ["you draw K", "d is not a legal move now"], id="trash"
+        ),
+        pytest.param(  # a refused x, a roll again, then q
+            [*HYN, "--seed", "3"],
+            "x\nr\nq\n",
+            ["you roll 11 and cover it", "'x' is not a move", "you roll 5 and cover it"],
+            id="help_your_neighbor",
+        ),
+    ],
+)
+def test_module_entry_point_with_piped_input(argv: list[str], answers: str, expected: list[str]) -> None:
+    """``trash-play`` runs with piped input, in either game: exit code 0, nothing on stderr, the
+    moves and refusals narrated, and ``q`` leaves."""
     result = subprocess.run(
-        [sys.executable, "-m", "agents.commands.play", "--seed", "1"],
-        input="d\nq\n",
+        [sys.executable, "-m", "agents.commands.play", *argv],
+        input=answers,
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -311,6 +325,6 @@ def test_module_entry_point_with_piped_input() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
-    assert "you draw K" in result.stdout
-    assert "d is not a legal move now" in result.stdout
+    for line in expected:
+        assert line in result.stdout
     assert result.stdout.rstrip().endswith("you left the game.")

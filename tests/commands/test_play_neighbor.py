@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import io
 import re
-import subprocess
-import sys
 
-from helpers import ROOT
 from helpers.play import ALL, HYN, Script, last_menu, lines_in_order, run
 
 from agents.commands import play
@@ -157,23 +154,4 @@ def test_opponents_seats_and_players() -> None:
     assert "against player_1 (random), player_2 (random) and player_3 (random);" in text
 
 
-# The bad arguments of Help Your Neighbor (and of --web) are in test_play.py's table.
-
-
-def test_module_entry_point_with_piped_input() -> None:
-    """``trash-play --game help_your_neighbor`` with piped input: a refused ``x``, a
-    roll again, then ``q``; exit code 0 and nothing on stderr."""
-    result = subprocess.run(
-        [sys.executable, "-m", "agents.commands.play", *HYN, "--seed", "3"],
-        input="x\nr\nq\n",
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
-    assert "you roll 11 and cover it" in result.stdout
-    assert "'x' is not a move" in result.stdout
-    assert "you roll 5 and cover it" in result.stdout
-    assert result.stdout.rstrip().endswith("you left the game.")
+# The bad arguments of Help Your Neighbor (and of --web), and piped input, are in test_play.py's tables.

@@ -151,13 +151,24 @@ def test_interval_is_the_student_t_interval() -> None:
     assert interval.high == pytest.approx(3.0 + half, rel=1e-9)
 
 
-def test_interval_edge_cases() -> None:
-    """A constant list has a zero-width interval at its value; one value has no
-    interval (infinite bounds)."""
+def test_interval_edge_cases_are_the_same_over_deals_and_over_seeds() -> None:
+    """A constant list has a zero-width interval at its value; one value has no interval (infinite
+    bounds), and no values a NaN mean too. The benchmark's per-task interval over seeds
+    (``agents.bench.statistics.per_task``) is this same interval, edge cases included."""
+    from agents.bench.statistics import per_task
+
     constant = Interval.of([0.5] * 12)
     assert (constant.mean, constant.low, constant.high, constant.n) == (0.5, 0.5, 0.5, 12)
     single = Interval.of([1.0])
     assert (single.mean, single.low, single.high, single.n) == (1.0, -math.inf, math.inf, 1)
+    empty = Interval.of([])
+    assert math.isnan(empty.mean) and (empty.low, empty.high, empty.n) == (-math.inf, math.inf, 0)
+    samples = {"five": [1.0, 2.0, 3.0, 4.0, 5.0], "constant": [0.5] * 12, "single": [1.0]}
+    for task, values in per_task({task: np.array(values) for task, values in samples.items()}).items():
+        interval = Interval.of(samples[task])
+        assert values == (interval.mean, interval.low, interval.high, interval.n), task
+    mean, low, high, n = per_task({"none": np.array([])})["none"]
+    assert math.isnan(mean) and (low, high, n) == (-math.inf, math.inf, 0)
 
 
 @pytest.fixture(scope="module")
@@ -305,6 +316,7 @@ def test_cli_rules_options(tmp_path: Path) -> None:
 def test_cli_as_a_module() -> None:
     """The module entry point: ``trash-evaluate greedy random`` exits 0
     and prints the tables."""
+    pytest.importorskip("rich")  # the tables (the eval extra)
     completed = subprocess.run(
         [sys.executable, "-m", "agents.commands.evaluate", "greedy", "random", "--deals", "5", "--quiet"],
         cwd=ROOT,
