@@ -1,52 +1,63 @@
-"""What every command-line entry point of the package shares: arguments and errors.
+"""What every command-line entry point of the package shares: arguments, rules flags and errors.
 
 - :class:`ArgumentParser`: argparse whose errors are one line on stderr
   (``prog: error: argument --deals: ...``) and exit status 2, never a usage
   block or a traceback.
-- :func:`dataclass_parser` / :func:`parse_dataclass`: a command line built from a
-  dataclass of settings (CleanRL style: one field per flag, the field's
-  docstring is its help), and :func:`command_line`, the flags that rebuild a
-  given settings value (for the resume command a stopped run prints).
+- :func:`parse_dataclass`: a command line built from a dataclass of settings by
+  `tyro <https://brentyi.github.io/tyro/>`_ (CleanRL style: one field per flag,
+  the field's docstring is its help), with the same one-line errors; and
+  :func:`command_line`, the flags that rebuild a given settings value (for the
+  resume command a stopped run prints).
+- :func:`rules_config`: a game's rules configuration from the flags every command
+  spells the same way (``--game``, ``--preset``, ``--num-players``, ``--match``
+  and ``--override FIELD=VALUE``, repeatable; :func:`add_override_flag` adds the last
+  to an argparse command).
 - :func:`fail`: the one-line message and exit status 2 for a bad argument found
   after parsing (a range, an unknown agent, a policy file for other rules).
 - :func:`stoppable_command`: a training command whose Ctrl-C and SIGTERM stop it at its next safe
-  point (:class:`agents.processes.GracefulStop`).
+  point (:class:`agents.processes.GracefulStop`), with the training library's log lines on stdout.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import contextlib
 import dataclasses
-import inspect
-import itertools
+import io
 import json
+import logging
+import re
 import shlex
 import shutil
 import signal
 import sys
-import textwrap
-import types
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from agents.processes import GracefulStop
+from trash_env.games import get_game
 
 USAGE_ERROR = 2  # the exit status of a bad argument (argparse's, and the shell convention)
+TRAINING_LOGGER = "agents.training"  # the logger both training libraries log their progress under
 
 
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with one-line errors and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(USAGE_ERROR, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
+        usage_error(self.prog, message)
 
 
 def one_line(text: str) -> str:
     return " ".join(str(text).split())
+
+
+def usage_error(prog: str, message: str) -> NoReturn:
+    """Exit with status 2 after ``prog: error: MESSAGE (see prog --help)`` on one line of stderr."""
+    print(f"{prog}: error: {one_line(message)} (see {prog} --help)", file=sys.stderr, flush=True)
+    raise SystemExit(USAGE_ERROR)
 
 
 def at_least(flag: str, value: float, low: float, when: str = "") -> None:
@@ -61,27 +72,134 @@ def fail(prog: str, error: BaseException | str, stream: TextIO | None = None) ->
     return USAGE_ERROR
 
 
+# ---------------------------------------------------------------------- rules flags
+
+
+def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
+    """``--override FIELD=VALUE`` words as rules fields; values are read as JSON where they parse
+    (``10``, ``true``, ``null``), else kept as text (``wild=J``)."""
+    overrides = {}
+    for item in items:
+        field, sep, text = item.partition("=")
+        if not sep or not field:
+            raise ValueError(f"--override {item!r} must be FIELD=VALUE, a rules field and its value (layout_size=8)")
+        try:
+            overrides[field] = json.loads(text)
+        except json.JSONDecodeError:
+            overrides[field] = text
+    return overrides
+
+
+def override_words(rules: Mapping[str, Any]) -> list[str]:
+    """Rules fields as ``--override`` values that :func:`parse_overrides` reads back to the same fields."""
+    return [f"{field}={json.dumps(value)}" for field, value in rules.items()]
+
+
+def rules_fields(
+    game: str,
+    num_players: int,
+    match: bool = False,
+    overrides: Sequence[str] = (),
+    rules: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The rules fields of ``--num-players`` and ``--match``, then ``rules`` (given from Python), then every
+    ``--override`` on top: what a game's ``make_config`` and environments take besides the preset.
+    ``--match`` is refused for Help Your Neighbor, whose games are single (R12)."""
+    fields: dict[str, Any] = {"num_players": num_players}
+    if game == "trash":
+        fields["match"] = match
+    elif match:
+        raise ValueError("--match: Help Your Neighbor has no matches of hands (R12)")
+    return {**fields, **(rules or {}), **parse_overrides(overrides)}
+
+
+def rules_config(
+    game: str,
+    preset: str,
+    num_players: int,
+    match: bool = False,
+    overrides: Sequence[str] = (),
+    rules: Mapping[str, Any] | None = None,
+) -> Any:
+    """The rules configuration every command builds from its flags (``--game``, ``--preset``,
+    ``--num-players``, ``--match``, ``--override``): a ValueError naming a bad one."""
+    return get_game(game).make_config(preset, **rules_fields(game, num_players, match, overrides, rules))
+
+
+def add_override_flag(parser: argparse.ArgumentParser) -> None:
+    """``--override FIELD=VALUE``, repeatable, as the training commands spell it too."""
+    parser.add_argument(
+        "--override",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="a rules field on top of the preset (VALUE read as JSON where it parses: 8, true, null); repeatable",
+    )
+
+
 # ---------------------------------------------------------------------- dataclass command lines
 
+_ANSI_CODE = re.compile(r"\x1b\[[0-9;]*m")
 
-def field_docs(cls: type) -> dict[str, str]:
-    """The docstring under each field of a dataclass (the string literal after its line)."""
+
+def tyro_error_message(report: str) -> str:
+    """The message of the error tyro printed, as one line. tyro draws a box: a title, the message,
+    a rule, then hints (the argument's help, "For full helptext ..."); the message is the text
+    between the title and the first rule, without the frame, the colours or the line wrapping."""
+    lines = [_ANSI_CODE.sub("", line).strip(" │") for line in report.splitlines()]
+    message: list[str] = []
+    for line in lines[1:]:  # the first line is the box's title
+        if not line.strip("─- "):  # a rule (or an empty line) ends the message
+            if message:
+                break
+            continue
+        message.append(line.strip())
+    return " ".join(message) or one_line(_ANSI_CODE.sub("", report))
+
+
+def parse_dataclass(cls: type, argv: Sequence[str] | None, prog: str, description: str | None = None) -> Any:
+    """``cls`` filled in from the command line by tyro (one flag per field, ``run_name`` ->
+    ``--run-name``; booleans as ``--flag`` / ``--no-flag``; each field's docstring is its help).
+    ``--help`` prints the help and exits 0; a bad argument exits with status 2 after one line on
+    stderr, ``prog: error: ...``, as :class:`ArgumentParser` does (tyro's own error is a box of
+    several lines, kept here as its message only)."""
+    import tyro
+
+    report = io.StringIO()
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
-    except (OSError, TypeError):
-        return {}
-    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
-    docs = {}
-    for node, following in itertools.pairwise(body):
-        if (
-            isinstance(node, ast.AnnAssign)
-            and isinstance(node.target, ast.Name)
-            and isinstance(following, ast.Expr)
-            and isinstance(following.value, ast.Constant)
-            and isinstance(following.value.value, str)
-        ):
-            docs[node.target.id] = one_line(following.value.value)
-    return docs
+        with contextlib.redirect_stderr(report):
+            settings = tyro.cli(cls, prog=prog, description=description, args=argv)
+    except SystemExit as exit_:
+        if exit_.code in (0, None):  # --help, printed on stdout
+            raise
+        usage_error(prog, tyro_error_message(report.getvalue()))
+    sys.stderr.write(report.getvalue())  # anything else said while parsing (a warning) still shows
+    return settings
+
+
+@dataclasses.dataclass(frozen=True)
+class _Spelling:
+    flag: str
+    repeated: bool  # a list given one value per flag (--override A --override B), not after one flag
+    suppressed: bool  # not on the command line at all
+
+
+def _spellings(cls: type) -> dict[str, _Spelling]:
+    """How each field of the dataclass ``cls`` is spelled on tyro's command line, read from the
+    ``tyro.conf`` markers of its annotation (``arg(name=...)``, ``UseAppendAction``, ``Suppress``)."""
+    import tyro
+
+    hints = typing.get_type_hints(cls, include_extras=True)
+    spellings = {}
+    for field in dataclasses.fields(cls):
+        metadata = getattr(hints[field.name], "__metadata__", ())
+        names = [item.name for item in metadata if isinstance(item, type(tyro.conf.arg())) and item.name]
+        spellings[field.name] = _Spelling(
+            flag="--" + (names[-1] if names else field.name).replace("_", "-"),
+            repeated=tyro.conf.UseAppendAction in metadata,
+            suppressed=tyro.conf.Suppress in metadata,
+        )
+    return spellings
 
 
 def _default(field: dataclasses.Field[Any]) -> Any:
@@ -90,73 +208,26 @@ def _default(field: dataclasses.Field[Any]) -> Any:
     return field.default
 
 
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
-def _strip_optional(kind: Any) -> Any:
-    if typing.get_origin(kind) in (typing.Union, types.UnionType):
-        others = [arg for arg in typing.get_args(kind) if arg is not type(None)]
-        if len(others) == 1:
-            return others[0]
-    return kind
-
-
-def _scalar(kind: Any) -> dict[str, Any]:
-    """argparse keywords for one value of ``kind``: a type, or choices for a Literal."""
-    if typing.get_origin(kind) is typing.Literal:
-        choices = typing.get_args(kind)
-        return {"type": type(choices[0]), "choices": choices}
-    if kind in (int, float, str, Path):
-        return {"type": kind, "metavar": kind.__name__.upper() if kind is not Path else "PATH"}
-    raise TypeError(f"no command-line form for fields of type {kind!r}")
-
-
-def dataclass_parser(cls: type, prog: str, description: str | None = None) -> ArgumentParser:
-    """A parser with one flag per field of the dataclass ``cls`` (``run_name`` -> ``--run-name``):
-    booleans as ``--flag`` / ``--no-flag``, lists as several values, Literals as choices; each
-    field's docstring is its help."""
-    parser = ArgumentParser(
-        prog=prog,
-        description=description or (cls.__doc__ or "").strip().splitlines()[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
-    docs = field_docs(cls)
-    hints = typing.get_type_hints(cls)
-    for field in dataclasses.fields(cls):
-        kind = _strip_optional(hints[field.name])
-        keywords: dict[str, Any] = {"dest": field.name, "default": _default(field), "help": docs.get(field.name, " ")}
-        if kind is bool:
-            keywords["action"] = argparse.BooleanOptionalAction
-        elif typing.get_origin(kind) is list:
-            keywords.update(_scalar(typing.get_args(kind)[0]), nargs="*")
-        else:
-            keywords.update(_scalar(kind))
-        parser.add_argument(_flag(field.name), **keywords)
-    return parser
-
-
-def parse_dataclass(cls: type, argv: Sequence[str] | None, prog: str, description: str | None = None) -> Any:
-    """``cls`` filled in from the command line (a bad one exits with status 2 and one line)."""
-    namespace = dataclass_parser(cls, prog, description).parse_args(argv)
-    return cls(**vars(namespace))
-
-
 def command_line(settings: Any) -> list[str]:
-    """The flags that rebuild the dataclass value ``settings`` with :func:`parse_dataclass`
-    (every field that differs from its default)."""
+    """The flags that rebuild the dataclass value ``settings`` with :func:`parse_dataclass`: every
+    field that differs from its default. A field kept off the command line (``tyro.conf.Suppress``)
+    that differs is a ValueError: the caller turns it into flags first (rules into ``--override``)."""
     words: list[str] = []
+    spellings = _spellings(type(settings))
     for field in dataclasses.fields(settings):
-        value, default = getattr(settings, field.name), _default(field)
-        if value == default:
+        value, spelling = getattr(settings, field.name), spellings[field.name]
+        if value == _default(field):
             continue
-        flag = _flag(field.name)
+        if spelling.suppressed:
+            raise ValueError(f"{field.name} = {value!r} has no command-line form")
         if isinstance(value, bool):
-            words.append(flag if value else "--no-" + flag[2:])
+            words.append(spelling.flag if value else "--no-" + spelling.flag[2:])
+        elif isinstance(value, list) and spelling.repeated:
+            words += [word for item in value for word in (spelling.flag, str(item))]
         elif isinstance(value, list):
-            words += [flag, *map(str, value)]
-        elif value is not None:
-            words += [flag, str(value)]
+            words += [spelling.flag, *map(str, value)]
+        else:
+            words += [spelling.flag, str(value)]  # None too: tyro reads "None" for an optional field
     return words
 
 
@@ -176,20 +247,40 @@ def python_command() -> str:
     return str(executable)
 
 
+# ---------------------------------------------------------------------- training commands
+
+
+@contextlib.contextmanager
+def console_log(name: str = TRAINING_LOGGER) -> Iterator[None]:
+    """While the block runs, the INFO messages of logger ``name`` (and of its children) as plain
+    lines on stdout: how a training command shows the progress its library logs. Without it the
+    library says nothing (the benchmark suite, a notebook, another program's own logging)."""
+    logger = logging.getLogger(name)
+    handler = logging.StreamHandler(sys.stdout)  # flushed after every line: progress shows as it happens
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 def stoppable_command(
     prog: str,
     settings_type: type,
     prepare: Callable[[Any], Any],
-    run: Callable[[Any, GracefulStop], dict[str, Any]],
+    run: Callable[[Any, GracefulStop], Any],
     safe_point: str,
     argv: Sequence[str] | None = None,
     description: str | None = None,
 ) -> int:
     """A training command: the settings from the command line, checked by ``prepare`` (a bad one is
-    one line and exit status 2, nothing written), then ``run``, whose result's ``exit_code`` is the
-    status (0, or 128 + the signal number when a signal stopped it)."""
+    one line and exit status 2, nothing written), then ``run`` with its log lines on stdout, then the
+    final evaluation's tables. ``run`` returns a :class:`agents.training.runs.TrainResult`, whose
+    ``exit_status`` is the command's (0, or 128 + the signal number when a signal stopped it)."""
     settings = parse_dataclass(settings_type, argv, prog, description)
     try:
         setup = prepare(settings)
@@ -198,17 +289,10 @@ def stoppable_command(
     except KeyboardInterrupt:
         print(f"{prog}: interrupted before anything was written", file=sys.stderr)
         return 128 + signal.SIGINT
-    with GracefulStop(safe_point) as stop:
-        return run(setup, stop)["exit_code"]
-def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
-    """``FIELD=VALUE`` pairs; values are read as JSON where possible (10, true, null)."""
-    overrides = {}
-    for item in items:
-        field, sep, text = item.partition("=")
-        if not sep:
-            raise ValueError(f"--override {item!r} must be FIELD=VALUE")
-        try:
-            overrides[field] = json.loads(text)
-        except json.JSONDecodeError:
-            overrides[field] = text
-    return overrides
+    with console_log(), GracefulStop(safe_point) as stop:
+        result = run(setup, stop)
+    if result.summary is not None:
+        from agents.evaluation.report import final_evaluation_title, print_summary
+
+        print_summary(result.summary, final_evaluation_title(str(result.policy), settings.final_eval_deals))
+    return result.exit_status

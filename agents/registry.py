@@ -5,6 +5,9 @@ Trash: ``random``, ``greedy``, ``counter``, ``search`` (with an optional budget,
 (two players).
 In either game, a trained policy by file path (``train.py``'s ``.zip``, or the
 folder ``train_rllib.py`` exports).
+
+The names every tool picks by default are here too, per game: :data:`DEFAULT_OPPONENT`,
+:data:`DEFAULT_BASELINES` and :data:`SCORED_BASELINES`.
 """
 
 from __future__ import annotations
@@ -32,6 +35,22 @@ BASELINES_BY_GAME: dict[str, dict[str, Callable[..., Agent]]] = {
 }
 BASELINES = BASELINES_BY_GAME["trash"]
 
+# The baselines the tools pick by default, per game, named here once: the commands, the training
+# library and the benchmark's tasks import these rather than spell the names out.
+DEFAULT_OPPONENT: dict[str, str] = {"trash": "greedy", "help_your_neighbor": "heuristic"}
+"""Per game, the hand-written baseline to play against by default (``trash-play``'s opponent): one
+that decides at once and plays sensibly (``greedy`` for Trash; ``search`` is slower by far)."""
+DEFAULT_BASELINES: dict[str, tuple[str, ...]] = {game: ("random", name) for game, name in DEFAULT_OPPONENT.items()}
+"""Per game, ``random`` and :data:`DEFAULT_OPPONENT`: the default training opponents and evaluation
+yardsticks of ``train.py``, and the training opponents of the benchmark's tasks that train against
+baselines (``agents.bench.tasks``)."""
+SCORED_BASELINES: dict[str, tuple[str, ...]] = {
+    "trash": ("random", "greedy", "counter"),
+    "help_your_neighbor": ("random", "heuristic", "optimal"),
+}
+"""Per game, the baselines ``trash-bench references`` scores on every task beside the learners: every
+baseline but ``search``, too slow for thousands of deals (``optimal`` only where there are two players)."""
+
 
 def make_agent(spec: str, game: str = "trash") -> Agent:
     """An agent of ``game`` from its spec: a baseline name, optionally with
@@ -52,6 +71,8 @@ def make_agent(spec: str, game: str = "trash") -> Agent:
             raise ValueError(f"{spec!r} is a folder but not an RLlib policy exported by train_rllib.py")
         return RLlibAgent.load(spec)
     if name not in baselines and (spec.endswith(".zip") or Path(spec).is_file()):
+        if not Path(spec).exists():  # said before the train extra is needed to read one
+            raise ValueError(f"policy file {spec!r} does not exist")
         from agents.learned import LearnedAgent
 
         return LearnedAgent.load(spec)

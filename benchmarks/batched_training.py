@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from agents.registry import DEFAULT_BASELINES
 from agents.training import sb3 as train
 
 
@@ -37,7 +38,7 @@ def main() -> None:
     for seed, batched in itertools.product(args.seeds, (True, False)):
         name = "batched" if batched else "dummy"
         start = time.perf_counter()
-        result = train.main(
+        result = train.train(
             train.Args(
                 run_name=f"{name}_seed{seed}",
                 out_dir=args.out_dir,
@@ -45,7 +46,7 @@ def main() -> None:
                 n_envs=args.n_envs,
                 total_timesteps=args.timesteps,
                 seed=seed,
-                opponents=["random", "greedy"],
+                opponents=list(DEFAULT_BASELINES["trash"]),
                 learning_rate=1e-4,
                 n_steps=max(16, 8192 // args.n_envs),
                 batch_size=512,
@@ -58,7 +59,7 @@ def main() -> None:
             )
         )
         seconds = time.perf_counter() - start
-        for pair in result["summary"]["pairs"]:
+        for pair in result.summary["pairs"]:
             diff = pair["score_difference"]
             rows.append((name, seed, pair["second"], diff["mean"], diff["low"], diff["high"], seconds))
     print(f"\n{args.timesteps:,} timesteps, {args.n_envs} games, {args.deals} duplicate deals per baseline")
@@ -66,7 +67,7 @@ def main() -> None:
         print(
             f"  {name:8s} seed {seed}  vs {baseline:7s} {mean:+.4f} [{low:+.4f}, {high:+.4f}]   (run {seconds:.0f} s)"
         )
-    for name, baseline in itertools.product(("batched", "dummy"), ("random", "greedy")):
+    for name, baseline in itertools.product(("batched", "dummy"), DEFAULT_BASELINES["trash"]):
         means = [row[3] for row in rows if row[0] == name and row[2] == baseline]
         print(f"  {name:8s} mean over seeds vs {baseline:7s} {np.mean(means):+.4f} (seeds {len(means)})")
 

@@ -28,7 +28,7 @@ from agents.training import sb3 as train
 def run(batched: bool, args: argparse.Namespace, out_dir: Path) -> float:
     """Timesteps per second of one self-play run."""
     start = time.perf_counter()
-    result = train.main(
+    result = train.train(
         train.Args(
             run_name="batched" if batched else "dummy",
             out_dir=out_dir,
@@ -50,7 +50,7 @@ def run(batched: bool, args: argparse.Namespace, out_dir: Path) -> float:
             tensorboard=False,
         )
     )
-    return result["timesteps"] / (time.perf_counter() - start)
+    return result.timesteps / (time.perf_counter() - start)
 
 
 def main() -> None:

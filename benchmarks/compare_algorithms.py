@@ -36,7 +36,7 @@ def main() -> None:
     runs = {}
     for algo in ALGOS:
         for seed in args.seeds:
-            result = train.main(
+            result = train.train(
                 train.Args(
                     run_name=f"{algo}_seed{seed}",
                     out_dir=args.out_dir,
@@ -54,8 +54,8 @@ def main() -> None:
 
     rows = []
     for (algo, seed), result in runs.items():
-        pairs = {p["second"]: p["score_difference"] for p in result["summary"]["pairs"]}
-        rows.append({"algo": algo, "seed": seed, "timesteps": result["timesteps"], **pairs})
+        pairs = {p["second"]: p["score_difference"] for p in result.summary["pairs"]}
+        rows.append({"algo": algo, "seed": seed, "timesteps": result.timesteps, **pairs})
     print(f"\n{'algorithm':14s} {'seed':>4s} {'vs greedy [95% CI]':>28s} {'vs random [95% CI]':>28s}")
     for row in rows:
         cells = [f"{row[b]['mean']:+.4f} [{row[b]['low']:+.4f}, {row[b]['high']:+.4f}]" for b in ("greedy", "random")]
@@ -68,7 +68,7 @@ def main() -> None:
 
     figure, axes = plt.subplots(figsize=(7, 4))
     for (algo, seed), result in runs.items():
-        history = result["history"]
+        history = result.history
         steps = [h["timesteps"] for h in history]
         axes.plot(steps, [h["greedy"]["mean"] for h in history], marker="o", label=f"{algo} (seed {seed})")
         axes.fill_between(

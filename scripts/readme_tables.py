@@ -4,7 +4,7 @@ figure is typed by hand.
 A generated table stands between ``<!-- table:NAME -->`` and ``<!-- /table:NAME -->``; NAME picks
 the function below that renders it from its JSON file in ``docs/`` (or, for the benchmark tasks,
 from the task registry). The benchmark leaderboard is ``trash-bench report docs/results``'s Markdown
-(``agents.bench.report``), the same bytes.
+(``agents.bench.report``), the same bytes; tables and markers are :mod:`agents.bench.markdown`'s.
 
     python scripts/readme_tables.py            # rewrite the generated tables of README.md and docs/**/*.md
     python scripts/readme_tables.py --check    # exit 1, naming the files and tables, if any is stale
@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from agents.bench.markdown import splice, table  # noqa: E402
+from trash_env.files import write_text  # noqa: E402
+
 POLICY = "policies/help_your_neighbor_2p_maskable_ppo.zip"
 
 
@@ -32,12 +36,6 @@ def _load(name: str) -> dict[str, Any]:
 
 def _name(agent: str) -> str:
     return "the shipped policy" if agent == POLICY else f"`{agent}`"
-
-
-def _rows(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
 
 
 def neighbor_exact_pairs() -> str:
@@ -54,7 +52,7 @@ def neighbor_exact_pairs() -> str:
         for pair in data["pairs"]
     ]
     header = ["first", "second", "first wins, rolling first", "first wins, rolling second", "score difference"]
-    return _rows(header, rows)
+    return table(header, rows)
 
 
 def neighbor_exact_gaps() -> str:
@@ -67,7 +65,7 @@ def neighbor_exact_gaps() -> str:
             cells.append(f"{gap[kind]['score_loss_per_deal']:.4f}")
         rows.append(cells)
     header = ["agent", "loss per deal, all decisions", "roll again or end only", "which marker to uncover only"]
-    return _rows(header, rows)
+    return table(header, rows)
 
 
 def neighbor_optimal_ladder() -> str:
@@ -84,7 +82,7 @@ def neighbor_optimal_ladder() -> str:
                 f"{score['mean']:+.4f} [{score['low']:+.4f}, {score['high']:+.4f}]",
             ]
         )
-    return _rows(["first", "second", "deals", "score difference [95% CI]"], rows)
+    return table(["first", "second", "deals", "score difference [95% CI]"], rows)
 
 
 def suite_tasks() -> str:
@@ -106,7 +104,7 @@ def suite_tasks() -> str:
             ]
         )
     header = ["task", "rules", "trained against", "budget", "reference", "`random` scores", "what it tests"]
-    return _rows(header, rows)
+    return table(header, rows)
 
 
 def leaderboard() -> str:
@@ -132,23 +130,17 @@ TABLES: dict[str, Callable[[], str]] = {
     "neighbor-exact-gaps": neighbor_exact_gaps,
     "neighbor-optimal-ladder": neighbor_optimal_ladder,
 }
-PATTERN = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.DOTALL)
 
 
 def regenerate(text: str) -> tuple[str, list[str]]:
     """``text`` with every generated table rendered afresh, and the names of those that changed."""
-    changed: list[str] = []
 
-    def render(match: re.Match[str]) -> str:
-        name = match["name"]
+    def render(name: str) -> str:
         if name not in TABLES:
             raise ValueError(f"README table {name!r} has no generator (known: {', '.join(TABLES)})")
-        body = TABLES[name]()
-        if body != match["body"]:
-            changed.append(name)
-        return match.group(1) + body + match.group(4)
+        return TABLES[name]()
 
-    return PATTERN.sub(render, text), changed
+    return splice(text, render)
 
 
 def documents() -> list[Path]:
@@ -171,9 +163,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.check:
             print(f"{path}: stale tables {', '.join(changed)}; run python scripts/readme_tables.py")
             continue
-        sys.path.insert(0, str(ROOT))
-        from trash_env.files import write_text
-
         write_text(path, new)
         print(f"{path}: rewrote {', '.join(changed)}")
     return 1 if args.check and stale else 0

@@ -22,6 +22,16 @@ from trash_env.wrappers import StandardChecks
 _EPISODE_SEED_BOUND = 2**63
 
 
+def env_metadata(game: Game) -> dict[str, Any]:
+    """The PettingZoo ``metadata`` of ``game``'s AEC environment: the same for every game but its name."""
+    return {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "name": game.env_name,
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+
 def checked_env(raw_class: type, preset: str, render_mode: str | None, skip_forced: bool, **overrides: Any) -> Any:
     """``raw_class(...)`` with the checks of PettingZoo's standard wrappers (order, bounds,
     illegal moves: -1 to the offender), in one lean wrapper (:mod:`trash_env.wrappers`)."""
@@ -33,7 +43,7 @@ def checked_env(raw_class: type, preset: str, render_mode: str | None, skip_forc
 class TurnBasedEnv(AECEnv, EzPickle):
     """A turn-based game of :mod:`trash_env.games` as a PettingZoo AEC environment.
 
-    Subclasses set ``game`` and ``metadata``.
+    Subclasses set ``game`` and ``metadata`` (:func:`env_metadata` of the game).
     """
 
     game: Game

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import shutil
 from collections.abc import Iterator
@@ -70,8 +71,21 @@ def write_text(path: str | Path, text: str) -> None:
 
 
 def write_json(path: str | Path, data: Any, indent: int | None = 2) -> None:
-    """Write ``data`` as JSON to ``path`` atomically (no NaN or infinity: strict JSON)."""
-    write_text(path, json.dumps(data, indent=indent, allow_nan=False))
+    """Write ``data`` as strict JSON to ``path`` atomically. Strict JSON has no NaN or infinity, so
+    every non-finite float, however deep in dicts, lists and tuples, is written as null (the
+    unbounded interval of a single deal or seed, a mean of nothing): the one place that does it."""
+    write_text(path, json.dumps(_finite(data), indent=indent, allow_nan=False))
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float in it replaced by None (JSON's null)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 def remove_partial_files() -> None:

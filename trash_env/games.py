@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ from trash_env.neighbor.rules import NeighborConfig
 from trash_env.neighbor.text import render_neighbor
 from trash_env.trash import rules as core
 from trash_env.trash.belief import public_view
-from trash_env.trash.config import PRESETS, RulesConfig, make_config
+from trash_env.trash.config import RulesConfig, make_config
 from trash_env.trash.drawing import trash_svg
 from trash_env.trash.observation import OBSERVATION_VERSION, GlobalState, Observer
 from trash_env.trash.text import render_table
@@ -34,7 +35,6 @@ class Game:
     name: str  # the short name of ``--game``
     env_name: str  # the PettingZoo name, also the ``game`` of policy files and records
     num_actions: int
-    presets: tuple[str, ...]
     make_config: Callable[..., Any]  # (preset="standard", **overrides) -> config
     config_type: type
     deal_option: str  # the reset option that fixes a deal: "deck" or "dice"
@@ -56,24 +56,34 @@ class Game:
     draw: Callable[..., str]  # (state, names) -> SVG
 
 
-TRASH = Game(
+# What every rules core defines under the same names: its actions and one turn's steps (R13, R14).
+CORE_FUNCTIONS = (
+    "legal_actions",
+    "apply_action",
+    "forced_action",
+    "play_forced",
+    "returns",
+    "action_mask",
+    "action_name",
+)
+
+
+def from_core(rules: ModuleType, **specific: Any) -> Game:
+    """The descriptor of the game whose rules core is the module ``rules``: ``NUM_ACTIONS`` and the
+    :data:`CORE_FUNCTIONS` taken from it by name, the rest ``specific`` to the game."""
+    return Game(num_actions=rules.NUM_ACTIONS, **{name: getattr(rules, name) for name in CORE_FUNCTIONS}, **specific)
+
+
+TRASH = from_core(
+    core,
     name="trash",
     env_name="trash_v0",
-    num_actions=core.NUM_ACTIONS,
-    presets=tuple(PRESETS),
     make_config=make_config,
     config_type=RulesConfig,
     deal_option="deck",
     check_deal=core.check_deck,
     new_deal=core.shuffled_deck,
     new_game=core.new_game,
-    legal_actions=core.legal_actions,
-    apply_action=core.apply_action,
-    forced_action=core.forced_action,
-    play_forced=core.play_forced,
-    returns=core.returns,
-    action_mask=core.action_mask,
-    action_name=core.action_name,
     make_observer=Observer,
     make_global_state=GlobalState,
     observation_version=OBSERVATION_VERSION,
@@ -82,24 +92,16 @@ TRASH = Game(
     draw=trash_svg,
 )
 
-NEIGHBOR = Game(
+NEIGHBOR = from_core(
+    neighbor,
     name="help_your_neighbor",
     env_name="help_your_neighbor_v0",
-    num_actions=neighbor.NUM_ACTIONS,
-    presets=tuple(neighbor.PRESETS),
     make_config=neighbor.make_config,
     config_type=NeighborConfig,
     deal_option="dice",
     check_deal=lambda config, dice: neighbor.check_dice(dice),
     new_deal=lambda config, rng: None,  # the dice come from the deal's generator as the game goes
     new_game=lambda config, rng, dice: neighbor.new_game(config, dice),
-    legal_actions=neighbor.legal_actions,
-    apply_action=neighbor.apply_action,
-    forced_action=neighbor.forced_action,
-    play_forced=neighbor.play_forced,
-    returns=neighbor.returns,
-    action_mask=neighbor.action_mask,
-    action_name=neighbor.action_name,
     make_observer=NeighborObserver,
     make_global_state=NeighborGlobalState,
     observation_version=NEIGHBOR_OBSERVATION_VERSION,

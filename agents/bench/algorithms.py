@@ -23,9 +23,7 @@ with one fixed set of settings per algorithm (:data:`SETTINGS`).
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import io
 import os
 import sys
 from collections.abc import Callable
@@ -159,7 +157,7 @@ class SB3Algorithm:
             preset=task.preset,
             num_players=task.num_players,
             match=bool(task.rules.get("match", False)),
-            overrides=[f"{key}={value}" for key, value in task.rules.items() if key not in ("num_players", "match")],
+            rules={key: value for key, value in task.rules.items() if key not in ("num_players", "match")},
             total_timesteps=context.budget,
             seed=context.seed,
             opponents=[] if task.self_play else list(task.opponents),
@@ -174,11 +172,10 @@ class SB3Algorithm:
             **{**self.settings, **(SELF_PLAY_SETTINGS if self_play else {})},
         )
         points = PointCallback(context.eval_points, checkpoint, context.config, task.preset)
-        with contextlib.redirect_stdout(io.StringIO()):  # train.py's own progress lines; the runner reports
-            result = training.main(args, extra_callbacks=[points])
-        if result["exit_code"]:  # stopped by Ctrl-C or SIGTERM: not a finished run, and the sweep stops
+        result = training.train(args, callbacks=[points])  # logs its progress, prints nothing: the runner reports
+        if result.exit_status:  # stopped by Ctrl-C or SIGTERM: not a finished run, and the sweep stops
             raise KeyboardInterrupt
-        return result["agent"]
+        return result.agent
 
 
 class PointCallback:

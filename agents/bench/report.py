@@ -9,23 +9,27 @@ markers (``--readme README.md`` puts it there; ``scripts/readme_tables.py`` chec
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents.bench import statistics
+from agents.bench.markdown import marked_names, markers
+from agents.bench.markdown import splice as splice_marked
+from agents.bench.markdown import table as markdown_table
 from agents.bench.runner import load_results
 from agents.bench.tasks import TASKS, load_references
 from trash_env.files import atomic_path, write_json, write_text
 
-START, END = "<!-- table:leaderboard -->", "<!-- /table:leaderboard -->"
 THRESHOLDS = np.linspace(0.0, 1.25, 51)
+Grouped = dict[str, dict[str, list[dict[str, Any]]]]  # algorithm -> task -> its runs (result files)
 
 
-def collect(results: list[dict[str, Any]]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+def collect(results: list[dict[str, Any]]) -> Grouped:
     """algorithm -> task -> its runs (sorted by seed), for results of the tasks' current versions."""
-    grouped: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    grouped: Grouped = defaultdict(lambda: defaultdict(list))
     for result in results:
         task = TASKS.get(result["task"])
         if task is not None and result["task_version"] == task.version:
@@ -34,6 +38,11 @@ def collect(results: list[dict[str, Any]]) -> dict[str, dict[str, list[dict[str,
         for runs in per_task.values():
             runs.sort(key=lambda r: r["seed"])
     return {algorithm: dict(per) for algorithm, per in sorted(grouped.items())}
+
+
+def _tasks(grouped: Grouped) -> list[str]:
+    """The tasks any algorithm of ``grouped`` ran, in registry order."""
+    return [name for name in TASKS if any(name in per for per in grouped.values())]
 
 
 def finals(runs: list[dict[str, Any]]) -> np.ndarray:
@@ -65,103 +74,124 @@ def baseline_scores() -> dict[str, dict[str, float]]:
     return out
 
 
-def markdown(grouped: dict[str, dict[str, list[dict[str, Any]]]]) -> str:
-    """The leaderboard as Markdown: per task, across tasks, probability of improvement."""
-    algorithms = list(grouped)
-    tasks = [name for name in TASKS if any(name in grouped[a] for a in algorithms)]
+def markdown(grouped: Grouped) -> str:
+    """The leaderboard as Markdown: per task, the best learner of each, across tasks, probability of
+    improvement and compute, each a paragraph with its table."""
+    tasks = _tasks(grouped)
     baselines = baseline_scores()
-    baseline_names = sorted({b for name in tasks for b in baselines.get(name, {})} - {"random"})
-    lines = ["Normalised score (0: `random`, 1: the task's reference agent) of the final policy, mean over seeds", ""]
-    lines.append(
-        "| task | "
-        + " | ".join(f"`{a}`" for a in algorithms)
-        + " | "
-        + " | ".join(f"`{b}`" for b in baseline_names)
-        + " |"
-    )
-    lines.append("|---|" + "---|" * (len(algorithms) + len(baseline_names)))
-    for task in tasks:
-        cells = []
-        for algorithm in algorithms:
-            runs = grouped[algorithm].get(task)
-            if not runs:
-                cells.append("-")
-                continue
-            m, low, high, n = statistics.per_task({task: finals(runs)})[task]
-            cells.append(f"{_interval(m, low, high) if n > 1 else f'{m:.2f}'} ({n})")
-        base = [
-            f"{baselines.get(task, {}).get(b, float('nan')):.2f}" if b in baselines.get(task, {}) else "-"
-            for b in baseline_names
-        ]
-        lines.append(f"| `{task}` | " + " | ".join(cells + base) + " |")
-    lines += [
-        "",
-        "(95% Student-t interval over seeds; number of seeds in parentheses; baselines: one evaluation each.)",
-        "",
+    sections = [
+        per_task_table(grouped, tasks, baselines),
+        "\n".join(best_per_task(grouped, tasks, baselines)),
+        _section(
+            "Across tasks (stratified bootstrap over seeds, 95% intervals):",
+            ["algorithm", "tasks", *statistics.AGGREGATES],
+            [[f"`{algorithm}`", str(len(per)), *_aggregates(final_scores(per))] for algorithm, per in grouped.items()],
+        ),
     ]
-    lines += best_per_task(grouped, tasks, baselines)
-    lines += ["Across tasks (stratified bootstrap over seeds, 95% intervals):", ""]
-    lines.append("| algorithm | tasks | " + " | ".join(statistics.AGGREGATES) + " |")
-    lines.append("|---|---|" + "---|" * len(statistics.AGGREGATES))
-    for algorithm in algorithms:
-        scores = final_scores(grouped[algorithm])
-        cells = [
-            _interval(*statistics.stratified_bootstrap(scores, f, resamples=1000))
-            for f in statistics.AGGREGATES.values()
-        ]
-        lines.append(f"| `{algorithm}` | {len(scores)} | " + " | ".join(cells) + " |")
-    if len(algorithms) > 1:
-        lines += ["", "Probability of improvement, P(row > column), over the tasks both ran (95% interval):", ""]
-        lines.append("| | " + " | ".join(f"`{a}`" for a in algorithms) + " |")
-        lines.append("|---|" + "---|" * len(algorithms))
-        for a in algorithms:
-            row = []
-            for b in algorithms:
-                if a == b:
-                    row.append("-")
-                    continue
-                p, low, high = statistics.probability_of_improvement_interval(
-                    final_scores(grouped[a]), final_scores(grouped[b]), resamples=500
-                )
-                row.append(_interval(p, low, high))
-            lines.append(f"| `{a}` | " + " | ".join(row) + " |")
-    lines += ["", "Compute: each algorithm's runs and their wall times summed (W workers take about 1/W of it):"]
-    lines += ["", "| algorithm | runs | wall time of its runs |", "|---|---|---|"]
-    for algorithm in algorithms:
-        runs = [r for per in grouped[algorithm].values() for r in per]
-        seconds = sum(r["wall_seconds"] for r in runs)
-        lines.append(f"| `{algorithm}` | {len(runs)} | {seconds:,.0f} s ({seconds / 3600:.1f} h) |")
-    return "\n".join(lines) + "\n"
+    if len(grouped) > 1:
+        sections.append(
+            _section(
+                "Probability of improvement, P(row > column), over the tasks both ran (95% interval):",
+                ["", *_names(grouped)],
+                [[f"`{a}`", *(_improvement(grouped, a, b) for b in grouped)] for a in grouped],
+            )
+        )
+    compute = []
+    for algorithm, per in grouped.items():
+        seconds = sum(r["wall_seconds"] for runs in per.values() for r in runs)
+        compute.append(
+            [f"`{algorithm}`", str(sum(map(len, per.values()))), f"{seconds:,.0f} s ({seconds / 3600:.1f} h)"]
+        )
+    sections.append(
+        _section(
+            "Compute: each algorithm's runs and their wall times summed (W workers take about 1/W of it):",
+            ["algorithm", "runs", "wall time of its runs"],
+            compute,
+        )
+    )
+    return "\n".join(sections)
 
 
-def best_per_task(
-    grouped: dict[str, dict[str, list[dict[str, Any]]]], tasks: list[str], baselines: dict[str, dict[str, float]]
-) -> list[str]:
+def per_task_table(grouped: Grouped, tasks: list[str], baselines: dict[str, dict[str, float]]) -> str:
+    """Per task, every learner's mean normalised score over its runs, and the baselines' scores."""
+    baseline_names = sorted({b for task in tasks for b in baselines.get(task, {})} - {"random"})
+    rows = [
+        [f"`{task}`"]
+        + [_runs_cell(per.get(task)) for per in grouped.values()]
+        + [f"{baselines[task][b]:.2f}" if b in baselines.get(task, {}) else "-" for b in baseline_names]
+        for task in tasks
+    ]
+    return _section(
+        "Normalised score (0: `random`, 1: the task's reference agent) of the final policy, mean over seeds",
+        ["task", *_names(grouped), *_names(baseline_names)],
+        rows,
+        "(95% Student-t interval over seeds; number of seeds in parentheses; baselines: one evaluation each.)",
+    )
+
+
+def best_per_task(grouped: Grouped, tasks: list[str], baselines: dict[str, dict[str, float]]) -> list[str]:
     """Per task, the learner with the highest mean score, and how far it is from the reference agent
-    (normalised 1) and from the optimum where the task has one (its ``optimal`` baseline)."""
-    lines = ["Best learned policy on each task, and its gap to the reference agent and to the optimum:", ""]
-    lines += ["| task | best learner | score | gap to reference | gap to optimum |", "|---|---|---|---|---|"]
+    (normalised 1) and from the optimum where the task has one (its ``optimal`` baseline): the lines
+    of that paragraph of the leaderboard."""
+    rows = []
     for task in tasks:
         scores = {a: finals(per[task]) for a, per in grouped.items() if task in per}
         best = max(scores, key=lambda a: (scores[a].mean(), a))
-        m, low, high, n = statistics.per_task({task: scores[best]})[task]
+        mean = float(scores[best].mean())
         optimal = baselines.get(task, {}).get("optimal")
-        score = _interval(m, low, high) if n > 1 else f"{m:.2f}"
-        gaps = [_gap(1 - m), _gap(optimal - m) if optimal is not None else "-"]
-        lines.append(f"| `{task}` | `{best}` | {score} | " + " | ".join(gaps) + " |")
-    return lines + ["", "(A negative gap: the learner scores above the reference.)", ""]
+        gaps = [_gap(1 - mean), _gap(optimal - mean) if optimal is not None else "-"]
+        rows.append([f"`{task}`", f"`{best}`", _score(scores[best]), *gaps])
+    return _section(
+        "Best learned policy on each task, and its gap to the reference agent and to the optimum:",
+        ["task", "best learner", "score", "gap to reference", "gap to optimum"],
+        rows,
+        "(A negative gap: the learner scores above the reference.)",
+    ).split("\n")
 
 
-def leaderboard(grouped: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str, Any]:
+def _section(title: str, header: list[str], rows: list[list[str]], note: str | None = None) -> str:
+    """A paragraph of the leaderboard: its title, its table and, below, a note."""
+    return f"{title}\n\n{markdown_table(header, rows)}" + (f"\n{note}\n" if note else "")
+
+
+def _names(names: Iterable[str]) -> list[str]:
+    return [f"`{name}`" for name in names]
+
+
+def _aggregates(scores: dict[str, np.ndarray]) -> list[str]:
+    """IQM, mean and optimality gap of one algorithm's scores, each with its bootstrap interval."""
+    return [
+        _interval(*statistics.stratified_bootstrap(scores, f, resamples=1000)) for f in statistics.AGGREGATES.values()
+    ]
+
+
+def _score(values: np.ndarray) -> str:
+    """A task's mean score over runs with its 95% interval; the mean alone for one run (no interval)."""
+    mean, low, high, runs = statistics.per_task({"task": values})["task"]
+    return _interval(mean, low, high) if runs > 1 else f"{mean:.2f}"
+
+
+def _runs_cell(runs: list[dict[str, Any]] | None) -> str:
+    """A learner's cell of the per-task table: its score and, in parentheses, its number of runs."""
+    return f"{_score(finals(runs))} ({len(runs)})" if runs else "-"
+
+
+def _improvement(grouped: Grouped, a: str, b: str) -> str:
+    """P(a > b) with its interval, over the tasks both ran; ``-`` on the diagonal."""
+    if a == b:
+        return "-"
+    scores_a, scores_b = final_scores(grouped[a]), final_scores(grouped[b])
+    return _interval(*statistics.probability_of_improvement_interval(scores_a, scores_b, resamples=500))
+
+
+def leaderboard(grouped: Grouped) -> dict[str, Any]:
     """The same as JSON: per algorithm, per task and aggregate figures, and the wall time of its runs."""
     out: dict[str, Any] = {}
     for algorithm, per in grouped.items():
         scores = final_scores(per)
         out[algorithm] = {
-            "tasks": {  # one run has no interval: its low and high are null
-                task: dict(
-                    zip(("mean", "low", "high", "runs"), map(_json_number, statistics.per_task({task: s})[task]))
-                )
+            "tasks": {  # one run has no interval: its low and high are infinite, null in the file
+                task: dict(zip(("mean", "low", "high", "runs"), statistics.per_task({task: s})[task]))
                 for task, s in scores.items()
             },
             "aggregate": {
@@ -171,11 +201,6 @@ def leaderboard(grouped: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str
             "wall_seconds": round(sum(r["wall_seconds"] for runs in per.values() for r in runs), 1),
         }
     return out
-
-
-def _json_number(value: float) -> float | None:
-    """``value`` for JSON, which has no NaN: None (null) instead."""
-    return None if isinstance(value, float) and np.isnan(value) else value
 
 
 def _curves(runs: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
@@ -189,7 +214,7 @@ def _curves(runs: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
     return fractions, np.array(values)
 
 
-def plots(grouped: dict[str, dict[str, list[dict[str, Any]]]], folder: Path) -> list[Path]:
+def plots(grouped: Grouped, folder: Path) -> list[Path]:
     """Performance profiles, sample-efficiency curves per task and aggregated (IQM), as PNG."""
     import matplotlib
 
@@ -204,13 +229,14 @@ def plots(grouped: dict[str, dict[str, list[dict[str, Any]]]], folder: Path) -> 
     for algorithm, per in grouped.items():
         profile = statistics.performance_profile(final_scores(per), THRESHOLDS)
         axes.plot(THRESHOLDS, profile, label=label[algorithm], color=colour[algorithm])
-    axes.set_xlabel("normalised score tau")
-    axes.set_ylabel("fraction of runs with score > tau")
-    axes.set_title("performance profiles (final policies, every task and seed)")
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    _label(
+        axes,
+        "normalised score tau",
+        "fraction of runs with score > tau",
+        "performance profiles (final policies, every task and seed)",
+    )
     written.append(_save(figure, folder / "performance_profiles.png"))
-    tasks = [t for t in TASKS if any(t in per for per in grouped.values())]
+    tasks = _tasks(grouped)
     columns = 3
     rows = -(-len(tasks) // columns)
     figure, grid = plt.subplots(rows, columns, figsize=(4 * columns, 3 * rows), squeeze=False)
@@ -242,13 +268,18 @@ def plots(grouped: dict[str, dict[str, list[dict[str, Any]]]], folder: Path) -> 
         points = np.array(points)
         axes.plot(fractions, points[:, 0], marker="o", label=label[algorithm], color=colour[algorithm])
         axes.fill_between(fractions, points[:, 1], points[:, 2], alpha=0.2, color=colour[algorithm])
-    axes.set_xlabel("fraction of the training budget")
-    axes.set_ylabel("IQM normalised score (95% CI)")
-    axes.set_title("sample efficiency, across tasks")
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    _label(axes, "fraction of the training budget", "IQM normalised score (95% CI)", "sample efficiency, across tasks")
     written.append(_save(figure, folder / "sample_efficiency.png"))
     return written
+
+
+def _label(axes: Any, xlabel: str, ylabel: str, title: str) -> None:
+    """An across-tasks plot's labels, title and light grid, and its legend to the right of it."""
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    axes.set_title(title)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
 
 
 def _save(figure: Any, path: Path, rect: tuple[float, float, float, float] = (0, 0, 1, 1)) -> Path:
@@ -261,9 +292,6 @@ def _save(figure: Any, path: Path, rect: tuple[float, float, float, float] = (0,
     return path
 
 
-SUMMARY_START, SUMMARY_END = "<!-- table:leaderboard-summary -->", "<!-- /table:leaderboard-summary -->"
-
-
 def summary(text: str) -> str:
     """The across-tasks table of the leaderboard's Markdown ``text`` (IQM, mean, optimality gap)."""
     start = text.index("| algorithm | tasks |")
@@ -271,18 +299,15 @@ def summary(text: str) -> str:
 
 
 def splice(readme: Path, text: str) -> None:
-    """Replace what stands between the leaderboard markers of ``readme`` with ``text``, and between
-    its summary markers with the across-tasks table; a file with neither is a ValueError."""
+    """Put the leaderboard's Markdown ``text`` between the ``leaderboard`` markers of ``readme`` and its
+    across-tasks table between the ``leaderboard-summary`` markers (:mod:`agents.bench.markdown`); other
+    generated tables are left alone, and a file with neither marker is a ValueError."""
     content = readme.read_text()
-    found = False
-    for start, end, body in ((START, END, text), (SUMMARY_START, SUMMARY_END, summary(text))):
-        if start in content and end in content:
-            head, rest = content.split(start, 1)
-            _, tail = rest.split(end, 1)
-            content, found = f"{head}{start}\n{body}{end}{tail}", True
-    if not found:
-        raise ValueError(f"{readme} has no {START} or {SUMMARY_START} markers for the leaderboard")
-    write_text(readme, content)
+    parts = {"leaderboard": text, "leaderboard-summary": summary(text)}
+    if not set(parts) & set(marked_names(content)):
+        opening = " or ".join(markers(name)[0] for name in parts)
+        raise ValueError(f"{readme} has no {opening} markers for the leaderboard")
+    write_text(readme, splice_marked(content, parts.get)[0])
 
 
 def report(

@@ -32,7 +32,6 @@ from agents.processes import worker_setup
 from trash_env.files import PARTIAL_MARK, write_json
 
 RESULT_FORMAT = 1
-TIMING_FIELDS = ("wall_seconds",)
 
 
 def package_version() -> str:

@@ -10,15 +10,18 @@ rliable's definitions.
 Why not a library: rliable, the reference implementation, was archived in 2025; SciPy's
 ``scipy.stats.bootstrap`` resamples one sample (or paired samples) and has no stratification, so
 the stratified resampling is written here (a few lines of NumPy), while the per-task interval is
-SciPy's Student-t interval (:func:`per_task`). Tested against hand-computed values.
+the evaluation's Student-t interval (:func:`per_task`). Tested against hand-computed values.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import astuple
 
 import numpy as np
 from scipy import stats
+
+from agents.evaluation.stats import Interval
 
 Scores = Mapping[str, np.ndarray]  # task -> the runs' scores
 
@@ -42,17 +45,9 @@ AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {"IQM": iqm, "mean": mean
 
 
 def per_task(scores: Scores) -> dict[str, tuple[float, float, float, int]]:
-    """Per task: the mean over runs with its 95% Student-t interval, and the number of runs."""
-    out = {}
-    for task, values in scores.items():
-        values = np.asarray(values, dtype=float)
-        m = float(values.mean())
-        if len(values) < 2:
-            out[task] = (m, float("nan"), float("nan"), len(values))
-            continue
-        half = float(stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values)))
-        out[task] = (m, m - half, m + half, len(values))
-    return out
+    """Per task: the mean over runs with its 95% Student-t interval, and the number of runs
+    (:meth:`agents.evaluation.stats.Interval.of`: one run has an unbounded interval, -inf to inf)."""
+    return {task: astuple(Interval.of(values)) for task, values in scores.items()}
 
 
 def _matrix(scores: Scores, tasks: Sequence[str], samples: Sequence[np.ndarray] | None = None) -> np.ndarray:

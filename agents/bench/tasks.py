@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.registry import DEFAULT_BASELINES
+
 MAX_TRAINING_SEED = 1_000_000  # training seeds are 0 .. MAX_TRAINING_SEED - 1
 EVAL_SEED = 1_000_003  # the seed of every task's evaluation deals: never a training seed
 SELF_PLAY = "self-play"
@@ -107,27 +109,9 @@ class Task:
         low, high = references["random"], references["reference"]
         return (score - low) / (high - low)
 
-    def describe(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "version": self.version,
-            "tests": self.tests,
-            "game": self.game,
-            "preset": self.preset,
-            "rules": dict(self.rules),
-            "opponents": list(self.opponents),
-            "budget": self.budget,
-            "reference": self.reference,
-            "eval_points": list(self.eval_points),
-            "eval_deals": self.eval_deals,
-            "final_deals": self.final_deals,
-            "eval_seed": self.eval_seed,
-        }
 
-
-BASELINES = ("random", "greedy")
-NEIGHBOR_BASELINES = ("random", "heuristic")
-
+# The tasks that train against baselines train against DEFAULT_BASELINES: a change of those changes
+# these tasks, so bump their versions (and recompute their references) with it.
 TASKS: dict[str, Task] = {
     task.name: task
     for task in (
@@ -138,7 +122,7 @@ TASKS: dict[str, Task] = {
             "trash",
             "standard",
             {"num_players": 2},
-            BASELINES,
+            DEFAULT_BASELINES["trash"],
             100_000,
             "greedy",
         ),
@@ -149,7 +133,7 @@ TASKS: dict[str, Task] = {
             "trash",
             "standard",
             {"num_players": 4},
-            BASELINES,
+            DEFAULT_BASELINES["trash"],
             150_000,
             "greedy",
         ),
@@ -160,7 +144,7 @@ TASKS: dict[str, Task] = {
             "trash",
             "standard",
             {"num_players": 6},
-            BASELINES,
+            DEFAULT_BASELINES["trash"],
             150_000,
             "greedy",
         ),
@@ -171,7 +155,7 @@ TASKS: dict[str, Task] = {
             "trash",
             "pagat",
             {"num_players": 2},
-            BASELINES,
+            DEFAULT_BASELINES["trash"],
             100_000,
             "greedy",
         ),
@@ -182,7 +166,7 @@ TASKS: dict[str, Task] = {
             "trash",
             "jokers",
             {"num_players": 3},
-            BASELINES,
+            DEFAULT_BASELINES["trash"],
             150_000,
             "greedy",
         ),
@@ -193,7 +177,7 @@ TASKS: dict[str, Task] = {
             "trash",
             "standard",
             {"num_players": 2, "match": True},
-            BASELINES,
+            DEFAULT_BASELINES["trash"],
             200_000,
             "greedy",
         ),
@@ -204,7 +188,7 @@ TASKS: dict[str, Task] = {
             "trash",
             "pagat",
             {"num_players": 4, "match": True},
-            BASELINES,
+            DEFAULT_BASELINES["trash"],
             200_000,
             "greedy",
         ),
@@ -215,7 +199,7 @@ TASKS: dict[str, Task] = {
             "trash",
             "pagat",
             {"num_players": 2, "match": True},
-            BASELINES,
+            DEFAULT_BASELINES["trash"],
             200_000,
             "greedy",
         ),
@@ -237,7 +221,7 @@ TASKS: dict[str, Task] = {
             "help_your_neighbor",
             "standard",
             {"num_players": 2},
-            NEIGHBOR_BASELINES,
+            DEFAULT_BASELINES["help_your_neighbor"],
             150_000,
             "optimal",
         ),
@@ -259,7 +243,7 @@ TASKS: dict[str, Task] = {
             "help_your_neighbor",
             "standard",
             {"num_players": 4},
-            NEIGHBOR_BASELINES,
+            DEFAULT_BASELINES["help_your_neighbor"],
             150_000,
             "heuristic",
         ),

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from agents.arguments import ArgumentParser, at_least, fail
 from agents.bench.tasks import REFERENCES, TASKS, load_references, select_tasks
+from agents.registry import SCORED_BASELINES
 from trash_env.files import check_output_path, write_json
 
 PROG = "trash-bench"
@@ -84,10 +85,6 @@ def list_tasks() -> None:
     Console(width=None if sys.stdout.isatty() else 200).print(table)
 
 
-# Baselines scored on each task's final evaluation deals, beside the learned algorithms.
-BASELINES = {"trash": ("random", "greedy", "counter"), "help_your_neighbor": ("random", "heuristic", "optimal")}
-
-
 def compute_references(names: list[str]) -> None:
     """Each task's reference scores: random's, the reference agent's and the other baselines' score
     difference per deal against the evaluation opponent on the final evaluation deals."""
@@ -98,7 +95,7 @@ def compute_references(names: list[str]) -> None:
     for task in select_tasks(names):
         config = task.config()
         scores = {}
-        for baseline in BASELINES[task.game]:
+        for baseline in SCORED_BASELINES[task.game]:
             if baseline == "optimal" and task.num_players != 2:
                 continue
             results = run_pairings(

@@ -13,6 +13,7 @@ ratings.
         --json runs/ladder.json --csv runs/ladder.csv --plot runs/ladder.png
     trash-evaluate search:samples=64 greedy --preset pagat --num-players 4 --match
     trash-evaluate random heuristic --game help_your_neighbor --num-players 4
+    trash-evaluate greedy counter --override layout_size=8 --override jokers=true
 
 Agents are baseline names (Trash: random, greedy, counter, search, with options
 as ``search:samples=64,rollouts=2``; Help Your Neighbor: random, heuristic) or
@@ -28,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.arguments import ArgumentParser, at_least, fail, parse_overrides
+from agents.arguments import ArgumentParser, add_override_flag, at_least, fail, rules_config
 from agents.evaluation.duplicate import check_pairings, round_robin, run_tournament
 from agents.evaluation.games import GameResult
 from agents.evaluation.report import plot_ratings, print_summary, write_csv, write_json
@@ -58,7 +59,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--match", action="store_true", help="play matches of hands (R9) instead of single hands (Trash)"
     )
-    parser.add_argument("--override", action="append", default=[], metavar="FIELD=VALUE", help="any rules field")
+    add_override_flag(parser)
     parser.add_argument("--deals", type=int, default=1000, help="deals per pair of agents")
     parser.add_argument("--independent", action="store_true", help="a fresh deck for every game (no duplicate)")
     parser.add_argument("--workers", type=int, default=1, help="processes (2 uses both cores here)")
@@ -96,12 +97,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def build_config(args: argparse.Namespace) -> Any:
     """The game's preset with --num-players and --match, then any --override on top."""
-    fields: dict[str, Any] = {"num_players": args.num_players}
-    if args.game == "trash":
-        fields["match"] = args.match
-    elif args.match:
-        raise ValueError("--match: Help Your Neighbor has no matches of hands (R12)")
-    return get_game(args.game).make_config(args.preset, **{**fields, **parse_overrides(args.override)})
+    return rules_config(args.game, args.preset, args.num_players, args.match, args.override)
 
 
 def check_arguments(args: argparse.Namespace) -> Any:

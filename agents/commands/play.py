@@ -51,7 +51,7 @@ from typing import Any, TextIO
 from agents.arguments import ArgumentParser, fail
 from agents.base import Agent
 from agents.commands.table import Table, listing
-from agents.registry import make_agent
+from agents.registry import DEFAULT_OPPONENT, make_agent
 from trash_env.games import GAMES, TRASH
 from trash_env.trash.config import PRESETS
 
@@ -59,7 +59,6 @@ PROG = "trash-play"
 PROMPT = "your move> "
 HELP_WORDS = ("?", "h", "help")
 QUIT_WORDS = ("q", "quit", "exit")
-DEFAULT_OPPONENT = {"trash": "greedy", "help_your_neighbor": "heuristic"}
 
 
 def show_choice(table: Table, legal: Sequence[int], out: TextIO) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.arguments import ArgumentParser, at_least, fail, parse_overrides
+from agents.arguments import ArgumentParser, add_override_flag, at_least, fail, rules_config
 from agents.evaluation.duplicate import record_game
 from agents.registry import make_agent
 from trash_env import files
@@ -41,7 +41,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--preset", default="standard", choices=sorted(PRESETS), help="rules preset (R11, Trash)")
     parser.add_argument("--num-players", type=int, help="default: one seat per agent named")
     parser.add_argument("--match", action="store_true", help="a match of hands (R9, Trash)")
-    parser.add_argument("--override", action="append", default=[], metavar="FIELD=VALUE", help="any rules field")
+    add_override_flag(parser)
     parser.add_argument("--seed", type=int, default=0, help="the deal (and every later random event)")
     parser.add_argument("--json", type=Path, help="write the game record (JSON) here")
     parser.add_argument("--html", type=Path, help="write a self-contained HTML replay here")
@@ -61,12 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             files.check_output_path(f"--{flag}", getattr(args, flag))
         game = get_game(args.game)
         players = args.num_players if args.num_players is not None else len(args.agents)
-        fields = {"num_players": players, **parse_overrides(args.override)}
-        if args.game == "trash":
-            fields["match"] = args.match
-        elif args.match:
-            raise ValueError("--match: Help Your Neighbor has no matches of hands (R12)")
-        config = game.make_config(args.preset, **fields)
+        config = rules_config(args.game, args.preset, players, args.match, args.override)
         if len(args.agents) > config.num_players:
             raise ValueError(f"{len(args.agents)} agents named for {config.num_players} seats")
         made = {spec: make_agent(spec, game.name) for spec in dict.fromkeys(args.agents)}

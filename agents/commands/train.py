@@ -5,9 +5,11 @@ Stable-Baselines3, then evaluate it against the baselines.
     trash-train --game help_your_neighbor         # the dice variant (R12)
     trash-train --algo ppo --total-timesteps 300000
     trash-train --self-play --opponents greedy    # greedy plus frozen snapshots of the learner
+    trash-train --preset pagat --override layout_size=8 --override max_turns=300
     trash-train --resume runs/NAME/checkpoints/step_50000.zip --total-timesteps 300000
 
-The training itself is the library :mod:`agents.training.sb3`; this is its command line.
+The training itself is the library :mod:`agents.training.sb3`; this is its command line, which
+shows the library's log and the final evaluation's tables (:func:`agents.arguments.stoppable_command`).
 """
 
 from __future__ import annotations

@@ -4,8 +4,10 @@ multi-agent problem, then evaluate against the baselines.
     trash-train-rllib                                    # local Ray, self-play, small budget
     trash-train-rllib --opponents random greedy          # one learner seat against baseline seats
     trash-train-rllib --num-env-runners 8 --address auto # an existing cluster (or set RAY_ADDRESS)
+    trash-train-rllib --num-players 3 --override layout_size=8
 
-The training itself is the library :mod:`agents.training.rllib`; this is its command line.
+The training itself is the library :mod:`agents.training.rllib`; this is its command line, which
+shows the library's log and the final evaluation's tables (:func:`agents.arguments.stoppable_command`).
 """
 
 from __future__ import annotations

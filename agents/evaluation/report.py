@@ -6,7 +6,6 @@ training commands end).
 from __future__ import annotations
 
 import csv
-import math
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -16,6 +15,7 @@ from typing import Any
 from agents.evaluation.games import GameResult
 from agents.evaluation.stats import Interval, summarize
 from trash_env import files
+from trash_env.files import write_json  # the training library and trash-evaluate import it from here
 
 
 def _interval(data: dict[str, float] | Interval | None, digits: int = 3) -> str:
@@ -66,34 +66,32 @@ def print_summary(summary: dict[str, Any], title: str) -> None:
     console.print(seats)
 
 
+def final_evaluation_title(policy: str, deals: int) -> str:
+    """The title of a final evaluation's tables."""
+    return f"{policy} vs baselines, {deals} duplicate deals per baseline"
+
+
 def final_evaluation(
-    config: Any, policy: str, baselines: Sequence[str], deals: int, seed: int, workers: int, out: Path
+    config: Any,
+    policy: str,
+    baselines: Sequence[str],
+    deals: int,
+    seed: int,
+    workers: int,
+    out: Path,
+    show: bool = True,
 ) -> dict[str, Any]:
     """A trained policy (by its file or folder, as a user would load it) against every baseline on
-    duplicate deals: prints the tables, writes ``out`` (JSON) and returns the summary."""
+    duplicate deals: writes ``out`` (JSON) and returns the summary; with ``show``, prints its tables
+    too (the training libraries pass ``show=False`` and leave the tables to their commands)."""
     from agents.evaluation.duplicate import run_pairings
 
     results = run_pairings(config, [(policy, b) for b in baselines], deals, seed=seed + 1, workers=workers)
     summary = summarize(results, seed=seed)
-    print_summary(summary, f"{policy} vs baselines, {deals} duplicate deals per baseline")
+    if show:
+        print_summary(summary, final_evaluation_title(policy, deals))
     write_json(out, {"policy": policy, "deals": deals, **summary})
     return summary
-
-
-def _finite(value: Any) -> Any:
-    """JSON has no infinities: an unbounded interval end (one deal) becomes null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
-
-
-def write_json(path: Path, data: dict[str, Any]) -> None:
-    """``data`` as strict JSON (an infinite interval end becomes null), written atomically."""
-    files.write_json(path, _finite(data))
 
 
 def write_csv(path: Path, results: Sequence[GameResult]) -> None:

@@ -46,6 +46,12 @@ class Interval:
 
     @classmethod
     def of(cls, values: Sequence[float]) -> Interval:
+        """The mean of ``values`` with its 95% Student-t interval: the one interval of the package,
+        over deals (evaluation) and over seeds (the benchmark's tasks, :mod:`agents.bench.statistics`).
+
+        Fewer than two values say nothing about the spread, so the interval is unbounded, ``-inf`` to
+        ``inf`` (``null`` in JSON, :func:`trash_env.files.write_json`); no values have a NaN mean.
+        Equal values have an interval of width 0."""
         from scipy.stats import t
 
         data = np.asarray(values, dtype=float)

@@ -1,8 +1,15 @@
 """Train on `trash_v0` with Ray RLlib, as a multi-agent problem, and evaluate against the baselines.
 
+Training as a library, as :mod:`agents.training.sb3`: :func:`train` takes the settings
+(:class:`Args`) and returns a :class:`~agents.training.runs.TrainResult`, logging its progress
+(``logging``) rather than printing it; the command ``trash-train-rllib``
+(:mod:`agents.commands.train_rllib`, and ``python train_rllib.py``) parses the settings from the
+command line (:func:`cli`) and shows the log and the final tables.
+
     python train_rllib.py                                    # local Ray, self-play, small budget
     python train_rllib.py --opponents random greedy          # one learner seat against baseline seats
     python train_rllib.py --num-env-runners 8 --address auto # an existing cluster (or set RAY_ADDRESS)
+    python train_rllib.py --preset pagat --num-players 3 --override layout_size=8
     python train_rllib.py --help
 
 PPO on RLlib's new API stack. The environment is RLlib's PettingZoo wrapper
@@ -19,10 +26,10 @@ Everything goes to ``runs/NAME/``: ``policy/`` (the exported RLModule with
 the whole algorithm, for ``--resume``), ``progress.json`` (per iteration) and
 ``final_eval.json`` (duplicate deals against the baselines).
 
-As ``train.py``: a bad argument is refused before Ray starts (one line, exit
-status 2); an existing run is never overwritten silently (:mod:`agents.training.runs`);
+As ``train.py``: bad settings are refused before Ray starts (a ValueError; on the command
+line one line, exit status 2); an existing run is never overwritten silently (:mod:`agents.training.runs`);
 Ctrl-C or SIGTERM stops after the current iteration, saves a checkpoint and
-the policy so far, writes the progress, prints the command that resumes the
+the policy so far, writes the progress, logs the command that resumes the
 run and exits with 128 + the signal number; a second Ctrl-C exits at once.
 
 Needs the ``rllib`` extra (``pip install -e '.[rllib]'``).
@@ -31,30 +38,52 @@ Needs the ``rllib`` extra (``pip install -e '.[rllib]'``).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from agents.arguments import at_least, command_line, parse_overrides, python_command, shell_command, stoppable_command
-from agents.evaluation.report import final_evaluation, write_json
-from agents.processes import GracefulStop, run_stoppable
-from agents.rllib_policy import export_policy
-from agents.training.runs import RunFolder, choose_run_folder
-from trash_env.trash.config import make_config
+from agents.arguments import (
+    at_least,
+    command_line,
+    override_words,
+    python_command,
+    rules_config,
+    rules_fields,
+    shell_command,
+    stoppable_command,
+)
+from agents.evaluation.report import write_json
+from agents.processes import GracefulStop
+from agents.registry import DEFAULT_BASELINES
+from agents.rllib_policy import RLlibAgent, export_policy
+from agents.training.runs import (
+    Overrides,
+    Rules,
+    RunFolder,
+    TrainResult,
+    choose_run_folder,
+    evaluate_at_end,
+    run_under_stop,
+    shown_default,
+)
+
+logger = logging.getLogger(__name__)
 
 PROG = "train_rllib.py"
+GAME = "trash"  # RLlib trains on trash_v0 (trash_env.rllib_env)
+RUN_NAME_TEXT = "preset, players, mode and seed; _2, _3 ... if that folder holds a run"  # default_run_name
 
 
 @dataclass
 class Args:
-    """RLlib training settings; every field is a command-line flag."""
+    """RLlib training settings; every field is a command-line flag but ``rules``."""
 
-    run_name: str = ""
-    """name of the run folder under out_dir (default: preset, players, mode, seed; a fresh _2, _3 ... if that
-    folder already holds a run)"""
+    run_name: Annotated[str, shown_default(RUN_NAME_TEXT)] = ""
+    """name of the run folder under --out-dir"""
     out_dir: Path = Path("runs")
     """where runs are written"""
     overwrite: bool = False
@@ -63,15 +92,17 @@ class Args:
     """rules preset (R11)"""
     num_players: int = 2
     """players at the table"""
-    overrides: list[str] = field(default_factory=list)
-    """more rules fields as FIELD=VALUE"""
-    opponents: list[str] = field(default_factory=list)
-    """baselines for the other seats (one learner seat per episode); empty: self-play, every seat learns"""
+    overrides: Overrides = field(default_factory=list)
+    """a rules field on top of the preset (VALUE read as JSON where it parses: 8, true, null)"""
+    rules: Rules = field(default_factory=dict)
+    """rules fields given from Python, under any --override; not a flag"""
+    opponents: Annotated[list[str], shown_default("self-play, every seat learns")] = field(default_factory=list)
+    """baselines for the other seats (one learner seat per episode)"""
     iterations: int = 10
     """PPO training iterations, in all (a resumed run continues its count)"""
     checkpoint_every: int = 5
     """iterations between checkpoints of the whole algorithm (0: only when stopped by a signal)"""
-    resume: Path | None = None
+    resume: Annotated[Path | None, shown_default("a new run", metavar="FOLDER")] = None
     """a checkpoint folder (runs/NAME/checkpoints/iteration_N) to continue training from"""
     batch_size: int = 4000
     """environment steps (learner decisions) per iteration"""
@@ -85,16 +116,16 @@ class Args:
     """hidden layers of the policy and value networks"""
     num_env_runners: int = 0
     """RLlib EnvRunner actors sampling in parallel (0: sample in the driver)"""
-    address: str | None = None
-    """Ray cluster address (default: RAY_ADDRESS if set, else a new local Ray instance)"""
+    address: Annotated[str | None, shown_default("RAY_ADDRESS if set, else a new local Ray instance")] = None
+    """Ray cluster address"""
     seed: int = 0
     """seeds the environments, the model and the evaluation"""
-    eval_baselines: list[str] = field(default_factory=lambda: ["random", "greedy"])
+    eval_baselines: list[str] = field(default_factory=lambda: list(DEFAULT_BASELINES["trash"]))
     """baselines the exported policy is evaluated against"""
     final_eval_deals: int = 2000
     """duplicate deals per baseline in the final evaluation (0: none)"""
     final_eval_on_interrupt: bool = False
-    """run the final evaluation also when the run is stopped by Ctrl-C or SIGTERM (default: skip it)"""
+    """run the final evaluation also when Ctrl-C or SIGTERM stops the run"""
     eval_workers: int = 2
     """processes for the final evaluation"""
 
@@ -116,10 +147,9 @@ def build_algorithm(args: Args) -> Any:
 
     env_config = {
         "preset": args.preset,
-        "num_players": args.num_players,
         "opponents": [make_agent(spec) for spec in args.opponents],
         "seed": args.seed,
-        **parse_overrides(args.overrides),
+        **rules_fields(GAME, args.num_players, overrides=args.overrides, rules=args.rules),
     }
     config = (
         PPOConfig()
@@ -191,8 +221,7 @@ def prepare(args: Args) -> Setup:
     """Check every setting, the rules, the agents and any checkpoint to resume, and choose the run
     folder; a ValueError naming the problem, before anything is written or Ray starts."""
     check_settings(args)
-    rules = {"num_players": args.num_players, **parse_overrides(args.overrides)}
-    config = make_config(args.preset, **rules)
+    config = rules_config(GAME, args.preset, args.num_players, overrides=args.overrides, rules=args.rules)
     from agents.registry import make_agent
 
     for spec in args.opponents + args.eval_baselines:
@@ -208,7 +237,16 @@ def prepare(args: Args) -> Setup:
 
 
 def resume_command(args: Args, folder: RunFolder, checkpoint: Path) -> str:
-    settings = replace(args, resume=checkpoint, run_name=folder.name, overwrite=False)
+    """The command line that continues this run from ``checkpoint`` with the same settings (rules
+    given from Python become ``--override`` flags)."""
+    settings = replace(
+        args,
+        resume=checkpoint,
+        run_name=folder.name,
+        overwrite=False,
+        rules={},
+        overrides=[*override_words(args.rules), *args.overrides],
+    )
     return shell_command([python_command(), PROG, *command_line(settings)])
 
 
@@ -222,52 +260,69 @@ def save_checkpoint(algorithm: Any, run_dir: Path, iteration: int) -> Path:
     return path
 
 
-def train(setup: Setup, stop: GracefulStop) -> dict[str, Any]:
-    """Train, export and evaluate as :func:`prepare` set up; a signal stops it after the current iteration."""
-    args, config = setup.args, setup.config
-    if setup.folder.note:
-        print(setup.folder.note)
-    run_dir = setup.folder.claim()
-    write_json(run_dir / "args.json", json.loads(json.dumps(asdict(args), default=str)))
-
+def start_ray(args: Args) -> None:
+    """Join the cluster of --address (or RAY_ADDRESS), else start a local Ray instance."""
     import ray
 
     address = args.address or os.environ.get("RAY_ADDRESS")
     ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
     cpus = ray.cluster_resources().get("CPU", 0)
-    print(f"Ray: {'cluster ' + address if address else 'local instance'}, {cpus:.0f} CPUs")
+    logger.info(f"Ray: {'cluster ' + address if address else 'local instance'}, {cpus:.0f} CPUs")
+
+
+def iterate(
+    algorithm: Any, setup: Setup, run_dir: Path, stop: GracefulStop, first: int, progress: list[dict[str, Any]]
+) -> tuple[int, Path | None]:
+    """PPO iterations from ``first`` up to --iterations, each logged and added to ``progress``
+    (``progress.json``), with a checkpoint every --checkpoint-every and where a signal stops them
+    (after the iteration under way); the last iteration done and the last checkpoint."""
+    args = setup.args
+    start = time.perf_counter()
+    checkpoint = None
+    iteration = first - 1
+    for iteration in range(first, args.iterations + 1):
+        result = algorithm.train()
+        runners = result.get("env_runners", {})
+        row = {
+            "iteration": iteration,
+            "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),
+            "episode_return_mean": runners.get("episode_return_mean"),
+            "seconds": round(time.perf_counter() - start, 1),
+        }
+        progress.append(row)
+        logger.info(
+            f"[iteration {iteration}/{args.iterations}] env steps {row['env_steps']:,}, "
+            f"mean episode return {row['episode_return_mean']}, {row['seconds']} s"
+        )
+        write_json(run_dir / "progress.json", {"progress": progress})
+        periodic = args.checkpoint_every and iteration % args.checkpoint_every == 0
+        if stop.requested or periodic:
+            checkpoint = save_checkpoint(algorithm, run_dir, iteration)
+        if stop.requested:
+            break
+    return iteration, checkpoint
+
+
+def run(setup: Setup, stop: GracefulStop) -> TrainResult:
+    """Train, export and evaluate as :func:`prepare` set up: the run folder and its settings, Ray, the
+    algorithm (restored from --resume), the iterations, the exported policy, the final evaluation.
+    ``stop`` is asked after every iteration."""
+    args, config = setup.args, setup.config
+    run_dir = setup.folder.start(args)
+
+    import ray
+
+    start_ray(args)
     algorithm = build_algorithm(args)
     progress = list(setup.resumed)
     first = 1
     if args.resume is not None:
         algorithm.restore_from_path(str(args.resume.resolve()))
         first = checkpoint_iteration(args.resume) + 1
-        print(f"resuming {args.resume} after iteration {first - 1}")
+        logger.info(f"resuming {args.resume} after iteration {first - 1}")
     start = time.perf_counter()
-    checkpoint = None
-    iteration = first - 1
     try:
-        for iteration in range(first, args.iterations + 1):
-            result = algorithm.train()
-            runners = result.get("env_runners", {})
-            row = {
-                "iteration": iteration,
-                "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),
-                "episode_return_mean": runners.get("episode_return_mean"),
-                "seconds": round(time.perf_counter() - start, 1),
-            }
-            progress.append(row)
-            print(
-                f"[iteration {iteration}/{args.iterations}] env steps {row['env_steps']:,}, "
-                f"mean episode return {row['episode_return_mean']}, {row['seconds']} s",
-                flush=True,
-            )
-            write_json(run_dir / "progress.json", {"progress": progress})
-            periodic = args.checkpoint_every and iteration % args.checkpoint_every == 0
-            if stop.requested or periodic:
-                checkpoint = save_checkpoint(algorithm, run_dir, iteration)
-            if stop.requested:
-                break
+        iteration, checkpoint = iterate(algorithm, setup, run_dir, stop, first, progress)
         train_seconds = time.perf_counter() - start
         interrupted = iteration < args.iterations
         policy_dir = export_policy(
@@ -284,51 +339,50 @@ def train(setup: Setup, stop: GracefulStop) -> dict[str, Any]:
         algorithm.stop()
         ray.shutdown()
     write_json(run_dir / "progress.json", {"progress": progress})
-    print(f"trained {iteration} iterations in {train_seconds:.0f} s; policy exported to {policy_dir}")
-    result = {"policy": policy_dir, "summary": None, "progress": progress, "run_dir": run_dir}
-    result.update(interrupted=interrupted, exit_code=stop.exit_code)
+    logger.info(f"trained {iteration} iterations in {train_seconds:.0f} s; policy exported to {policy_dir}")
     if interrupted:
-        print(f"stopped by {stop.signal_name} after iteration {iteration} of {args.iterations}")
-        print(
-            f"checkpoint saved to {checkpoint}. To resume the run:\n  {resume_command(args, setup.folder, checkpoint)}"
-        )
-    if args.final_eval_deals == 0 or (stop.requested and not args.final_eval_on_interrupt):
-        if stop.requested:
-            print(
-                "final evaluation skipped (--final-eval-on-interrupt runs it); evaluate the policy with: "
-                f"trash-evaluate {policy_dir} {' '.join(args.eval_baselines)}",
-                flush=True,
-            )
-        return result
-
-    # Final evaluation: the saved policy, as any user would load it, against every baseline.
-    with stop.at_once(f"The policy is exported to {policy_dir}."):
-        result["summary"] = final_evaluation(
-            config,
-            str(policy_dir),
-            args.eval_baselines,
-            args.final_eval_deals,
-            args.seed,
-            args.eval_workers,
-            run_dir / "final_eval.json",
-        )
-    return result
+        logger.info(f"stopped by {stop.signal_name} after iteration {iteration} of {args.iterations}")
+        assert checkpoint is not None  # iterate saves one where a signal stops it
+        command = resume_command(args, setup.folder, checkpoint)
+        logger.info(f"checkpoint saved to {checkpoint}. To resume the run:\n  {command}")
+    evaluate = f"trash-evaluate {policy_dir} {' '.join(args.eval_baselines)}"
+    summary = evaluate_at_end(
+        config,
+        policy_dir,
+        args,
+        stop,
+        run_dir,
+        skipped=f"final evaluation skipped (--final-eval-on-interrupt runs it); evaluate the policy with: {evaluate}",
+        exiting=f"The policy is exported to {policy_dir}.",
+    )
+    return TrainResult(
+        run_dir=run_dir,
+        policy=policy_dir,
+        agent=RLlibAgent.load(policy_dir),
+        timesteps=progress[-1]["env_steps"] if progress else 0,
+        history=progress,
+        summary=summary,
+        interrupted=interrupted,
+        exit_status=stop.exit_code,
+        checkpoint=checkpoint if interrupted else None,
+    )
 
 
 SAFE_POINT = "the end of this iteration"
 
 
-def main(args: Args) -> dict[str, Any]:
-    """Train and evaluate with ``args`` (from Python); a ValueError for bad settings, raised before
-    anything is written. The result says whether a signal stopped the run (``exit_code``)."""
-    return run_stoppable(args, prepare, train, SAFE_POINT)
+def train(args: Args, stop: GracefulStop | None = None) -> TrainResult:
+    """Train and evaluate with ``args``, from Python: a ValueError for bad settings, raised before
+    anything is written or Ray starts (:func:`prepare`). Ctrl-C or SIGTERM stops the run after the
+    iteration under way and it saves what it has (``result.interrupted``, ``result.exit_status``),
+    through ``stop`` if given, else a :class:`~agents.processes.GracefulStop` of its own. Progress
+    is logged (logger ``agents.training.rllib``), not printed: the command shows the log."""
+    return run_under_stop(run, prepare(args), stop, SAFE_POINT)
+
 
 
 def cli(argv: Sequence[str] | None = None) -> int:
-    """The command line: exit status 0, 2 for a bad argument (one line, nothing written), or
-    128 + the signal number when Ctrl-C or SIGTERM stopped the run."""
-    return stoppable_command(PROG, Args, prepare, train, SAFE_POINT, argv, __doc__.splitlines()[0])
-
-
-if __name__ == "__main__":
-    raise SystemExit(cli())
+    """The command line (``trash-train-rllib``): exit status 0, 2 for a bad argument (one line,
+    nothing written, before Ray starts), or 128 + the signal number when Ctrl-C or SIGTERM stopped
+    the run."""
+    return stoppable_command(PROG, Args, prepare, run, SAFE_POINT, argv, __doc__.splitlines()[0])

@@ -1,6 +1,7 @@
-"""Run folders of the training scripts (``train.py``, ``train_rllib.py``): a run is never overwritten silently.
+"""What both training libraries share: run folders that are never overwritten silently, the rules
+flags of their settings, the result of a run (:class:`TrainResult`) and its final evaluation.
 
-The rule, as users of Stable-Baselines3's zoo and TensorBoard know it:
+The rule of run folders, as users of Stable-Baselines3's zoo and TensorBoard know it:
 
 - **No ``--run-name``**: the run goes to ``OUT_DIR/DEFAULT_NAME``; if that folder
   already holds a run, to the first free ``DEFAULT_NAME_2``, ``_3``, ... and the
@@ -17,9 +18,35 @@ A folder "holds a run" when it exists and is not empty.
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import logging
 import shutil
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Any, Protocol
+
+import tyro
+
+from agents.base import Agent
+from agents.evaluation.report import final_evaluation, write_json
+from agents.processes import GracefulStop
+
+logger = logging.getLogger(__name__)
+
+# The rules flags of both training commands' settings: ``--override FIELD=VALUE`` given once per field (as
+# trash-evaluate and trash-record take it), and rules given from Python only (the benchmark suite's tasks).
+Overrides = Annotated[list[str], tyro.conf.arg(name="override", metavar="FIELD=VALUE"), tyro.conf.UseAppendAction]
+Rules = tyro.conf.Suppress[dict[str, Any]]
+
+
+def shown_default(text: str, **options: Any) -> Any:
+    """``--help``'s "(default: TEXT)" for a field whose default value says nothing by itself (an empty
+    list the game fills in, a name made from other settings): the marker for its ``Annotated`` type,
+    with any other option of ``tyro.conf.arg`` (``metavar``)."""
+    return tyro.conf.arg(help_behavior_hint=f"(default: {text})", **options)
+
 
 RUN_FILES = ("args.json",)  # what marks a folder as a run's, besides anything else in it
 CHECKPOINT_FOLDERS = ("checkpoints", "snapshots")
@@ -53,6 +80,15 @@ class RunFolder:
         self.path.mkdir(parents=True, exist_ok=True)
         return self.path
 
+    def start(self, settings: Any) -> Path:
+        """Begin a run here once its settings are checked: say where it goes if a fresh name was
+        chosen, claim the folder and write the settings (the dataclass ``settings``) to ``args.json``."""
+        if self.note:
+            logger.info(self.note)
+        path = self.claim()
+        write_json(path / "args.json", json.loads(json.dumps(dataclasses.asdict(settings), default=str)))
+        return path
+
 
 def choose_run_folder(
     out_dir: Path, run_name: str, default_name: str, overwrite: bool, resume: Path | None
@@ -83,3 +119,88 @@ def choose_run_folder(
         "(--resume continues a run, --overwrite replaces it, --run-name chooses the folder)"
     )
     return RunFolder(out_dir / name, name, note, False)
+
+
+# ---------------------------------------------------------------------- the result of a run
+
+
+@dataclass
+class TrainResult:
+    """What a finished (or stopped) training run returns: :func:`agents.training.sb3.train` and
+    :func:`agents.training.rllib.train`, and the commands behind them, whose exit status it holds."""
+
+    run_dir: Path
+    """the run folder (``runs/NAME``), where every file of the run is"""
+    policy: Path
+    """the trained policy as saved: ``policy.zip`` (Stable-Baselines3) or the exported ``policy/`` folder (RLlib)"""
+    agent: Agent
+    """the trained policy as an agent, to play or evaluate without loading the file again"""
+    timesteps: int
+    """learner decisions trained in all, a resumed run's earlier ones included (RLlib: environment steps)"""
+    history: list[dict[str, Any]] = field(default_factory=list)
+    """the learning curve: the periodic evaluations (``eval_history.json``; RLlib: the progress of every
+    iteration, ``progress.json``)"""
+    summary: dict[str, Any] | None = None
+    """the final evaluation's summary (``final_eval.json``), or None when it was skipped"""
+    interrupted: bool = False
+    """a signal stopped training before its budget"""
+    exit_status: int = 0
+    """0, or 128 + the signal number when Ctrl-C or SIGTERM stopped the run (130, 143): the command's"""
+    checkpoint: Path | None = None
+    """where an interrupted run can be resumed from (``--resume``), else None"""
+
+
+
+class FinalEvaluationSettings(Protocol):
+    """The settings of a final evaluation, as both training libraries' ``Args`` have them."""
+
+    eval_baselines: list[str]
+    final_eval_deals: int
+    final_eval_on_interrupt: bool
+    seed: int
+    eval_workers: int
+
+
+def run_under_stop(
+    run: Callable[..., TrainResult], setup: Any, stop: GracefulStop | None, safe_point: str, *more: Any
+) -> TrainResult:
+    """``run(setup, stop, *more)``; without a ``stop`` from the caller, under a
+    :class:`~agents.processes.GracefulStop` of its own (Ctrl-C and SIGTERM stop the run at ``safe_point``)."""
+    if stop is not None:
+        return run(setup, stop, *more)
+    with GracefulStop(safe_point) as own:
+        return run(setup, own, *more)
+
+
+def evaluate_at_end(
+    config: Any,
+    policy: Path,
+    settings: FinalEvaluationSettings,
+    stop: GracefulStop,
+    run_dir: Path,
+    skipped: str,
+    exiting: str,
+    announce: str | None = None,
+) -> dict[str, Any] | None:
+    """The final evaluation of a run whose policy is saved: the policy, loaded as any user would load
+    it, against every baseline (``final_eval.json``); its summary, or None when it is not asked for
+    (``--final-eval-deals 0``) or a signal stopped the run (unless ``--final-eval-on-interrupt``),
+    logging ``skipped`` then. ``announce`` is logged before it starts; a signal during it exits at
+    once (everything else is saved), saying ``exiting``: what is saved and how to evaluate by hand."""
+    if settings.final_eval_deals == 0 or (stop.requested and not settings.final_eval_on_interrupt):
+        if stop.requested:
+            logger.info(skipped)
+        return None
+    if announce:
+        logger.info(announce)
+    with stop.at_once(exiting):
+        return final_evaluation(
+            config,
+            str(policy),
+            settings.eval_baselines,
+            settings.final_eval_deals,
+            settings.seed,
+            settings.eval_workers,
+            run_dir / "final_eval.json",
+            show=False,
+        )

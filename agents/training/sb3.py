@@ -1,26 +1,32 @@
 """Train a Trash (or Help Your Neighbor) agent with Stable-Baselines3 and evaluate it against the baselines.
 
-This is ``train.py``'s machinery (the script at the repository root runs :func:`cli`); the benchmark
-suite (:mod:`agents.bench`) trains its built-in algorithms with it.
+Training as a library: :func:`train` takes the settings (:class:`Args`) and returns a
+:class:`~agents.training.runs.TrainResult` (the run folder, the policy file and the policy as an
+agent, the learning curve, the final evaluation); the benchmark suite (:mod:`agents.bench`) trains
+its built-in algorithms with it. Its progress is logged (``logging``), not printed; the command
+``trash-train`` (:mod:`agents.commands.train`, and ``python train.py``) parses the same settings
+from the command line (:func:`cli`) and shows the log and the final tables:
 
     python train.py                                   # MaskablePPO, standard, 2 players, small budget
     python train.py --game help_your_neighbor         # the dice variant (R12)
     python train.py --algo ppo --total-timesteps 300000
     python train.py --self-play --opponents greedy    # greedy plus frozen snapshots of the learner
+    python train.py --preset pagat --num-players 3 --override layout_size=8 --override max_turns=300
     python train.py --resume runs/NAME/checkpoints/step_50000.zip --total-timesteps 300000
     python train.py --help
 
-Reads top to bottom: arguments and their checks, seeding, environments, the
-model, callbacks (duplicate-deal evaluation, checkpoints, self-play, stopping on
-a signal), training, the final evaluation table and the learning curve.
+Reads top to bottom: the settings and their checks (:func:`prepare`), environments, the model,
+callbacks (duplicate-deal evaluation, checkpoints, self-play, stopping on a signal), then the steps
+of a run (:func:`run`): :func:`build` a new model or :func:`restore` one, :func:`make_callbacks`,
+:func:`learn`, :func:`finish` (the policy, the learning curve, the final evaluation).
 Everything a run writes goes to ``runs/NAME/``: ``policy.zip`` (the trained
 policy, with its configuration), ``checkpoints/``, ``tb/`` (TensorBoard),
 ``eval_history.json``, ``final_eval.json`` and ``learning_curve.png``.
 
-Work is never lost: a bad argument is refused (one line, exit status 2) before
-anything is written; an existing run is never overwritten silently
+Work is never lost: bad settings are refused (a ValueError; on the command line one line, exit
+status 2) before anything is written; an existing run is never overwritten silently
 (:mod:`agents.training.runs`); Ctrl-C or SIGTERM stops at the next step, saves a
-checkpoint and the policy so far, writes the history and learning curve, prints
+checkpoint and the policy so far, writes the history and learning curve, logs
 the command that resumes the run and exits with 128 + the signal number (130
 for Ctrl-C); a second Ctrl-C exits at once. Every file is written atomically.
 
@@ -30,11 +36,12 @@ Needs the ``train`` and ``eval`` extras (``pip install -e '.[train,eval]'``).
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
@@ -43,34 +50,58 @@ from stable_baselines3.common.logger import configure as configure_logger
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-from agents.arguments import at_least, command_line, parse_overrides, python_command, shell_command, stoppable_command
+from agents import arguments, registry
+from agents.arguments import (
+    at_least,
+    command_line,
+    override_words,
+    python_command,
+    rules_config,
+    shell_command,
+    stoppable_command,
+)
 from agents.evaluation.duplicate import run_pairings
-from agents.evaluation.report import final_evaluation, write_json
+from agents.evaluation.report import write_json
 from agents.evaluation.stats import pair_summaries
 from agents.learned import LearnedAgent, algorithms, check_compatible, policy_metadata, read_metadata, save_policy
-from agents.processes import GracefulStop, run_stoppable, worker_signals
+from agents.processes import GracefulStop, worker_signals
 from agents.registry import make_agent
-from agents.training.runs import RunFolder, choose_run_folder
+from agents.training.runs import (
+    Overrides,
+    Rules,
+    RunFolder,
+    TrainResult,
+    choose_run_folder,
+    evaluate_at_end,
+    run_under_stop,
+    shown_default,
+)
 from trash_env.files import atomic_path
-from trash_env.games import get_game
 from trash_env.single_agent import NeighborSingleAgentEnv, TrashSingleAgentEnv
+
+logger = logging.getLogger(__name__)
 
 PROG = "train.py"
 
 ALGORITHMS = {"maskable_ppo": "MaskablePPO", "ppo": "PPO", "a2c": "A2C", "dqn": "DQN", "qrdqn": "QRDQN"}
 VALUE_BASED = ("dqn", "qrdqn")  # a replay buffer and a Q-network (no n_steps, no entropy bonus)
 SINGLE_AGENT_ENVS = {"trash": TrashSingleAgentEnv, "help_your_neighbor": NeighborSingleAgentEnv}
-# Per game: random plus the best heuristic baseline, as opponents and as the evaluation's yardsticks.
-DEFAULT_BASELINES = {"trash": ["random", "greedy"], "help_your_neighbor": ["random", "heuristic"]}
+# Per game: random plus the best heuristic baseline (agents.registry), as opponents and as the evaluation's yardsticks.
+DEFAULT_BASELINES = {game: list(names) for game, names in registry.DEFAULT_BASELINES.items()}
+# What --help says of the defaults that are filled in from other settings (default_run_name, DEFAULT_BASELINES).
+RUN_NAME_TEXT = "preset, players, algorithm and seed; _2, _3 ... if that folder holds a run"
+BASELINES_TEXT = "; ".join(
+    " and ".join(DEFAULT_BASELINES[game]) + where
+    for game, where in (("trash", ""), ("help_your_neighbor", " for Help Your Neighbor"))
+)
 
 
 @dataclass
 class Args:
-    """Training settings; every field is a command-line flag (``--total-timesteps`` ...)."""
+    """Training settings; every field is a command-line flag (``--total-timesteps`` ...) but ``rules``."""
 
-    run_name: str = ""
-    """name of the run folder under out_dir (default: preset, players, algorithm, seed; a fresh _2, _3 ... if
-    that folder already holds a run)"""
+    run_name: Annotated[str, shown_default(RUN_NAME_TEXT)] = ""
+    """name of the run folder under --out-dir"""
     out_dir: Path = Path("runs")
     """where runs are written"""
     overwrite: bool = False
@@ -83,11 +114,12 @@ class Args:
     """players at the table; the learner takes one seat, drawn each episode"""
     match: bool = False
     """play matches of hands (R9) instead of single hands (Trash only)"""
-    overrides: list[str] = field(default_factory=list)
-    """more rules fields as FIELD=VALUE"""
+    overrides: Overrides = field(default_factory=list)
+    """a rules field on top of the preset (VALUE read as JSON where it parses: 8, true, null)"""
+    rules: Rules = field(default_factory=dict)
+    """rules fields given from Python (the benchmark suite's tasks), under any --override; not a flag"""
     algo: Literal["maskable_ppo", "ppo", "a2c", "dqn", "qrdqn"] = "maskable_ppo"
-    """MaskablePPO uses action masks; PPO, A2C, DQN and QR-DQN (sb3-contrib) do not, and an illegal action ends
-    the episode with -1"""
+    """MaskablePPO uses the action masks; PPO, A2C, DQN and QR-DQN do not (an illegal action ends the episode)"""
     total_timesteps: int = 150_000
     """learner decisions to train for, in all (a resumed run continues its count)"""
     n_envs: int = 4
@@ -95,13 +127,11 @@ class Args:
     subproc: bool = False
     """run the environments in subprocesses (SubprocVecEnv) instead of in this process"""
     batched: bool = False
-    """run the n_envs games on the batched engine (trash_env.trash.vec_env.TrashVecEnv): Trash only, opponents among
-    random/greedy/counter, no self-play"""
+    """run the n_envs games on the batched engine (TrashVecEnv): Trash only, opponents random/greedy/counter"""
     seed: int = 0
     """seeds the environments, the model and every evaluation"""
-    opponents: list[str] = field(default_factory=list)
-    """baseline opponents; each opponent seat draws one per episode (default: random and greedy; random and
-    heuristic for Help Your Neighbor)"""
+    opponents: Annotated[list[str], shown_default(BASELINES_TEXT)] = field(default_factory=list)
+    """baseline opponents; each opponent seat draws one per episode"""
     self_play: bool = False
     """add frozen snapshots of the learner to the opponent pool"""
     self_play_only: bool = False
@@ -109,11 +139,11 @@ class Args:
     snapshot_every: int = 50_000
     """timesteps between self-play snapshots"""
     pool_size: int = 4
-    """self-play snapshots kept in the pool (newest)"""
+    """self-play snapshots kept in the pool (the newest)"""
     learning_rate: float = 3e-4
     """optimizer step size"""
     n_steps: int = 512
-    """PPO: steps per environment per update"""
+    """PPO and A2C: steps per environment per update"""
     batch_size: int = 256
     """minibatch size"""
     n_epochs: int = 10
@@ -121,7 +151,7 @@ class Args:
     gamma: float = 0.995
     """discount; the only reward comes at the end of the hand"""
     ent_coef: float = 0.01
-    """PPO: entropy bonus"""
+    """PPO and A2C: entropy bonus"""
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     """hidden layers of the policy (and value) network"""
     n_quantiles: int = 25
@@ -130,19 +160,18 @@ class Args:
     """timesteps between evaluations against the baselines (0: none)"""
     eval_deals: int = 300
     """duplicate deals per baseline at each periodic evaluation"""
-    eval_baselines: list[str] = field(default_factory=list)
-    """baselines the policy is evaluated against (default: random and greedy; random and heuristic for Help
-    Your Neighbor)"""
+    eval_baselines: Annotated[list[str], shown_default(BASELINES_TEXT)] = field(default_factory=list)
+    """baselines the policy is evaluated against"""
     final_eval_deals: int = 2000
     """duplicate deals per baseline in the final evaluation (0: none)"""
     final_eval_on_interrupt: bool = False
-    """run the final evaluation also when the run is stopped by Ctrl-C or SIGTERM (default: skip it)"""
+    """run the final evaluation also when Ctrl-C or SIGTERM stops the run"""
     eval_workers: int = 2
     """processes for the final evaluation"""
     checkpoint_every: int = 50_000
     """timesteps between checkpoints (0: none)"""
-    resume: Path | None = None
-    """a checkpoint or policy file to continue training from (its run, if it belongs to one)"""
+    resume: Annotated[Path | None, shown_default("a new run", metavar="FILE")] = None
+    """a checkpoint or policy file to continue training from (in its run, if it belongs to one)"""
     progress_bar: bool = True
     """SB3's progress bar"""
     tensorboard: bool = True
@@ -150,17 +179,14 @@ class Args:
 
 
 def rules_fields(args: Args) -> dict[str, Any]:
-    """--num-players and --match, then any --overrides on top (the same for config and envs)."""
-    fields = {"num_players": args.num_players, **parse_overrides(args.overrides)}
-    if args.game == "trash":
-        fields["match"] = args.match
-    elif args.match:
-        raise ValueError("--match: Help Your Neighbor has no matches of hands (R12)")
-    return fields
+    """The rules fields of the run besides its preset (the same for its configuration and its
+    environments): --num-players and --match, then ``rules``, then every --override on top."""
+    return arguments.rules_fields(args.game, args.num_players, args.match, args.overrides, args.rules)
 
 
 def build_config(args: Args) -> Any:
-    return get_game(args.game).make_config(args.preset, **rules_fields(args))
+    """The run's rules configuration: a ValueError naming a bad rules flag."""
+    return rules_config(args.game, args.preset, args.num_players, args.match, args.overrides, args.rules)
 
 
 def resolve_baselines(args: Args) -> None:
@@ -171,8 +197,8 @@ def resolve_baselines(args: Args) -> None:
             raise ValueError("--self-play-only trains against snapshots only: drop --opponents")
         args.self_play = True
         args.opponents = ["random"]
-    args.opponents = args.opponents or DEFAULT_BASELINES[args.game]
-    args.eval_baselines = args.eval_baselines or DEFAULT_BASELINES[args.game]
+    args.opponents = args.opponents or list(DEFAULT_BASELINES[args.game])
+    args.eval_baselines = args.eval_baselines or list(DEFAULT_BASELINES[args.game])
 
 
 def make_env_factory(args: Args, opponents: list[Any]):
@@ -284,7 +310,7 @@ class StopOnSignal(BaseCallback):
 
 class DuplicateEvalCallback(BaseCallback):
     """Every ``every`` timesteps: the current policy against each baseline on duplicate
-    deals; the score difference and its 95% interval go to TensorBoard and stdout."""
+    deals; the score difference and its 95% interval go to TensorBoard and the log."""
 
     def __init__(
         self,
@@ -326,7 +352,7 @@ class DuplicateEvalCallback(BaseCallback):
         scores = ", ".join(
             f"vs {b}: {row[b]['mean']:+.3f} [{row[b]['low']:+.3f}, {row[b]['high']:+.3f}]" for b in self.baselines
         )
-        print(f"[eval @ {self.model.num_timesteps:,} steps, {self.deals} duplicate deals] {scores}", flush=True)
+        logger.info(f"[eval @ {self.model.num_timesteps:,} steps, {self.deals} duplicate deals] {scores}")
 
 
 class PolicyCheckpoint(BaseCallback):
@@ -453,15 +479,21 @@ def prepare(args: Args) -> Setup:
 
 
 def resume_command(args: Args, folder: RunFolder, checkpoint: Path) -> str:
-    """The command line that continues this run from ``checkpoint`` with the same settings."""
+    """The command line that continues this run from ``checkpoint`` with the same settings (rules
+    given from Python become ``--override`` flags)."""
     defaults = DEFAULT_BASELINES[args.game]
     settings = replace(
         args,
         resume=checkpoint,
         run_name=folder.name,
         overwrite=False,
-        opponents=[] if args.opponents == defaults else args.opponents,  # what resolve_baselines filled in
+        # What resolve_baselines filled in: the game's defaults, and --self-play-only's placeholder opponent
+        # and the --self-play it implies (given again, --opponents would be refused with --self-play-only).
+        opponents=[] if args.self_play_only or args.opponents == defaults else args.opponents,
+        self_play=args.self_play and not args.self_play_only,
         eval_baselines=[] if args.eval_baselines == defaults else args.eval_baselines,
+        rules={},
+        overrides=[*override_words(args.rules), *args.overrides],
     )
     return shell_command([python_command(), PROG, *command_line(settings)])
 
@@ -477,89 +509,150 @@ def reload_snapshots(run_dir: Path, timesteps: int, pool_size: int) -> list[Any]
     return [LearnedAgent.load(run_dir / "snapshots" / f"step_{step}.zip", name=f"snapshot_{step}") for step in kept]
 
 
-def train(setup: Setup, stop: GracefulStop, extra_callbacks: Sequence[Any] = ()) -> dict[str, Any]:
-    """Train, save and evaluate as :func:`prepare` set up; a signal stops it at the next step.
-    ``extra_callbacks`` (SB3 callbacks) run beside train.py's own (the suite's evaluation points)."""
-    args, config = setup.args, setup.config
-    if setup.folder.note:
-        print(setup.folder.note)
-    run_dir = setup.folder.claim()
-    write_json(run_dir / "args.json", json.loads(json.dumps(asdict(args), default=str)))
-    set_random_seed(args.seed)
+# ---------------------------------------------------------------------- the steps of a run
 
-    # Opponents: baselines by name, plus self-play snapshots as training goes.
-    base_opponents = setup.opponents
-    vec_env = make_vec_env_for(args, base_opponents)
-    # What set_opponents takes with the snapshots: the batched engine's baselines by name, agents otherwise;
-    # with --self-play-only nothing (the placeholder the envs were made with goes at the first snapshot).
-    env_opponents = [] if args.self_play_only else list(args.opponents if args.batched else base_opponents)
 
-    if setup.resume_metadata is not None:
-        model = algorithms()[setup.resume_metadata["algorithm"]].load(
-            str(args.resume),
-            env=vec_env,
-            device="cpu",
-            tensorboard_log=str(run_dir / "tb") if args.tensorboard else None,
-        )
-        print(f"resuming {args.resume} at {model.num_timesteps:,} timesteps")
-    else:
-        model = make_model(args, vec_env, run_dir)
+@dataclass
+class Training:
+    """A run under way: what :func:`build` or :func:`restore` made, shared by the steps after them."""
 
+    setup: Setup
+    run_dir: Path
+    vec_env: Any
+    model: Any
+    history: list[dict[str, Any]]  # the learning curve so far: empty, or a resumed run's earlier points
+    pool: list[Any] | None  # the self-play snapshots among the opponents (None without self-play)
+
+
+def snapshot_companions(setup: Setup) -> list[Any]:
+    """What the environments' opponents are besides the self-play snapshots (``set_opponents`` takes
+    both): the batched engine's baselines by name, agents otherwise; with --self-play-only nothing
+    (the placeholder the environments were made with goes at the first snapshot)."""
+    args = setup.args
+    if args.self_play_only:
+        return []
+    return list(args.opponents if args.batched else setup.opponents)
+
+
+def start_pool(training: Training) -> None:
+    """Hand the environments the snapshots the run starts with; with --self-play-only and none yet,
+    the untrained policy is the first."""
+    args, config, steps = training.setup.args, training.setup.config, training.model.num_timesteps
+    if training.pool is None:
+        return
+    if args.self_play_only and not training.pool:
+        path = save_policy(training.model, training.run_dir / "snapshots" / f"step_{steps}.zip", config, args.preset)
+        training.pool.append(LearnedAgent.load(path, name=f"snapshot_{steps}"))
+    if training.pool:
+        training.vec_env.env_method("set_opponents", snapshot_companions(training.setup) + training.pool)
+
+
+def build(setup: Setup, run_dir: Path) -> Training:
+    """A new run: its environments and a new model."""
+    args = setup.args
+    vec_env = make_vec_env_for(args, setup.opponents)
+    model = make_model(args, vec_env, run_dir)
+    training = Training(setup, run_dir, vec_env, model, history=[], pool=[] if args.self_play else None)
+    start_pool(training)
+    return training
+
+
+def restore(setup: Setup, run_dir: Path) -> Training:
+    """A run continued from ``--resume``: its environments, the model loaded with its timestep count,
+    the learning curve and the self-play snapshots up to that count."""
+    args = setup.args
+    assert setup.resume_metadata is not None and args.resume is not None  # prepare read them
+    vec_env = make_vec_env_for(args, setup.opponents)
+    model = algorithms()[setup.resume_metadata["algorithm"]].load(
+        str(args.resume),
+        env=vec_env,
+        device="cpu",
+        tensorboard_log=str(run_dir / "tb") if args.tensorboard else None,
+    )
+    logger.info(f"resuming {args.resume} at {model.num_timesteps:,} timesteps")
     history: list[dict[str, Any]] = []
     previous = run_dir / "eval_history.json"
-    if args.resume is not None and previous.is_file():  # a resumed run extends its learning curve
-        history += [
-            row for row in json.loads(previous.read_text())["history"] if row["timesteps"] < model.num_timesteps
-        ]
-    pool: list[Any] | None = None
-    if args.self_play:
-        pool = reload_snapshots(run_dir, model.num_timesteps, args.pool_size) if args.resume is not None else []
-        if args.self_play_only and not pool:  # the untrained policy is the first opponent
-            path = save_policy(model, run_dir / "snapshots" / f"step_{model.num_timesteps}.zip", config, args.preset)
-            pool = [LearnedAgent.load(path, name=f"snapshot_{model.num_timesteps}")]
-        if pool:
-            vec_env.env_method("set_opponents", env_opponents + pool)
+    if previous.is_file():  # a resumed run extends its learning curve
+        history = [row for row in json.loads(previous.read_text())["history"] if row["timesteps"] < model.num_timesteps]
+    pool = reload_snapshots(run_dir, model.num_timesteps, args.pool_size) if args.self_play else None
+    training = Training(setup, run_dir, vec_env, model, history, pool)
+    start_pool(training)
+    return training
+
+
+def make_callbacks(
+    training: Training, stop: GracefulStop, extra: Sequence[BaseCallback] = ()
+) -> tuple[CallbackList, DuplicateEvalCallback]:
+    """The run's callbacks: stopping on a signal, ``extra`` (the suite's evaluation points), the periodic
+    evaluation (returned too: it gives the learning curve its last point), checkpoints and self-play
+    snapshots. With nothing left to train they are set up here, as ``learn`` would."""
+    setup, model = training.setup, training.model
+    args, config = setup.args, setup.config
     metadata = policy_metadata(model, config, args.preset)
     evaluation = DuplicateEvalCallback(
-        config, metadata, args.eval_baselines, args.eval_deals, args.eval_every, args.seed, history
+        config, metadata, args.eval_baselines, args.eval_deals, args.eval_every, args.seed, training.history
     )
     callbacks = [
         StopOnSignal(stop),
-        *extra_callbacks,
+        *extra,
         evaluation,
-        PolicyCheckpoint(run_dir / "checkpoints", args.checkpoint_every, config, args.preset),
+        PolicyCheckpoint(training.run_dir / "checkpoints", args.checkpoint_every, config, args.preset),
     ]
-    if args.self_play:
+    if training.pool is not None:
         callbacks.append(
             PolicyCheckpoint(
-                run_dir / "snapshots", args.snapshot_every, config, args.preset, pool, env_opponents, args.pool_size
+                training.run_dir / "snapshots",
+                args.snapshot_every,
+                config,
+                args.preset,
+                training.pool,
+                snapshot_companions(setup),
+                args.pool_size,
             )
         )
-
-    remaining = args.total_timesteps - model.num_timesteps
     callback = CallbackList(callbacks)
-    if remaining <= 0:  # nothing left to train: the final evaluation still needs a set-up callback
+    if args.total_timesteps <= model.num_timesteps:  # the final evaluation point still needs its model
         model.set_logger(configure_logger(None, []))
         callback.init_callback(model)
+    return callback, evaluation
+
+
+def learn(training: Training, callback: CallbackList) -> float:
+    """Train up to --total-timesteps (a signal stops it at the next step); the seconds it took."""
+    args, model = training.setup.args, training.model
+    remaining = args.total_timesteps - model.num_timesteps
     start = time.perf_counter()
-    if remaining > 0:
-        model.learn(
-            remaining,
-            callback=callback,
-            progress_bar=args.progress_bar,
-            reset_num_timesteps=args.resume is None,
-            tb_log_name=args.algo,
-        )
-    train_seconds = time.perf_counter() - start
-    vec_env.close()
+    try:
+        if remaining > 0:
+            model.learn(
+                remaining,
+                callback=callback,
+                progress_bar=args.progress_bar,
+                reset_num_timesteps=args.resume is None,
+                tb_log_name=args.algo,
+            )
+    finally:
+        training.vec_env.close()
+    return time.perf_counter() - start
+
+
+def finish(
+    training: Training, stop: GracefulStop, evaluation: DuplicateEvalCallback, train_seconds: float
+) -> TrainResult:
+    """Save what the run made: a resumable checkpoint if a signal stopped it (else the last point of
+    the learning curve), the policy, the history and the curve; then the final evaluation."""
+    setup, model, history = training.setup, training.model, training.history
+    args, config, run_dir = setup.args, setup.config, training.run_dir
     interrupted = stop.requested and model.num_timesteps < args.total_timesteps
     checkpoint = None
     if interrupted:  # a resumable checkpoint where training stopped
         checkpoint = save_policy(
             model, run_dir / "checkpoints" / f"step_{model.num_timesteps}.zip", config, args.preset, interrupted=True
         )
-    elif not stop.requested and (args.eval_every or args.final_eval_deals) and (
-        not history or history[-1]["timesteps"] != model.num_timesteps
+    elif (
+        not stop.requested
+        and (args.eval_every or args.final_eval_deals)
+        and (not history or history[-1]["timesteps"] != model.num_timesteps)
     ):
         evaluation.evaluate()  # the final point of the learning curve (none when no evaluation is asked)
     policy_path = save_policy(
@@ -570,60 +663,66 @@ def train(setup: Setup, stop: GracefulStop, extra_callbacks: Sequence[Any] = ())
         plot_learning_curve(
             history, args.eval_baselines, run_dir / "learning_curve.png", f"{setup.folder.name}: score vs baselines"
         )
-    print(f"trained {model.num_timesteps:,} timesteps in {train_seconds:.0f} s; policy saved to {policy_path}")
-    result = {
-        "policy": policy_path,
-        "agent": LearnedAgent(model.policy, policy_metadata(model, config, args.preset), path=str(policy_path)),
-        "summary": None,
-        "history": history,
-        "timesteps": model.num_timesteps,
-        "run_dir": run_dir,
-        "interrupted": interrupted,
-        "exit_code": stop.exit_code,
-    }
+    logger.info(f"trained {model.num_timesteps:,} timesteps in {train_seconds:.0f} s; policy saved to {policy_path}")
     if interrupted:
-        what, command = "resume the run", resume_command(args, setup.folder, checkpoint)
-        print(f"stopped by {stop.signal_name} at {model.num_timesteps:,} of {args.total_timesteps:,} timesteps")
-        print(f"checkpoint saved to {checkpoint}")
+        assert checkpoint is not None
+        later = f"To resume the run:\n  {resume_command(args, setup.folder, checkpoint)}"
+        logger.info(f"stopped by {stop.signal_name} at {model.num_timesteps:,} of {args.total_timesteps:,} timesteps")
+        logger.info(f"checkpoint saved to {checkpoint}")
     else:
-        what, command = "run the final evaluation", resume_command(args, setup.folder, policy_path)
-    later = f"To {what}:\n  {command}"
-    if args.final_eval_deals == 0 or (stop.requested and not args.final_eval_on_interrupt):
-        if stop.requested:
-            print(f"final evaluation skipped (--final-eval-on-interrupt runs it). {later}", flush=True)
-        return result
-    if interrupted:
-        print(later, flush=True)
+        later = f"To run the final evaluation:\n  {resume_command(args, setup.folder, policy_path)}"
+    summary = evaluate_at_end(
+        config,
+        policy_path,
+        args,
+        stop,
+        run_dir,
+        skipped=f"final evaluation skipped (--final-eval-on-interrupt runs it). {later}",
+        exiting=f"The policy is saved to {policy_path}. {later}",
+        announce=later if interrupted else None,
+    )
+    return TrainResult(
+        run_dir=run_dir,
+        policy=policy_path,
+        agent=LearnedAgent(model.policy, policy_metadata(model, config, args.preset), path=str(policy_path)),
+        timesteps=model.num_timesteps,
+        history=history,
+        summary=summary,
+        interrupted=interrupted,
+        exit_status=stop.exit_code,
+        checkpoint=checkpoint,
+    )
 
-    # Final evaluation: the saved policy, as any user would load it, against every baseline.
-    with stop.at_once(f"The policy is saved to {policy_path}. {later}"):
-        result["summary"] = final_evaluation(
-            config,
-            str(policy_path),
-            args.eval_baselines,
-            args.final_eval_deals,
-            args.seed,
-            args.eval_workers,
-            run_dir / "final_eval.json",
-        )
-    return result
+
+def run(setup: Setup, stop: GracefulStop, callbacks: Sequence[BaseCallback] = ()) -> TrainResult:
+    """Train, save and evaluate as :func:`prepare` set up, step by step: the run folder and its
+    settings, a new model (:func:`build`) or the one to resume (:func:`restore`), the callbacks,
+    training, and :func:`finish`. ``stop`` is asked at every step."""
+    args = setup.args
+    run_dir = setup.folder.start(args)
+    set_random_seed(args.seed)
+    training = restore(setup, run_dir) if args.resume is not None else build(setup, run_dir)
+    callback, evaluation = make_callbacks(training, stop, callbacks)
+    train_seconds = learn(training, callback)
+    return finish(training, stop, evaluation, train_seconds)
 
 
 SAFE_POINT = "the next step"
 
 
-def main(args: Args, extra_callbacks: Sequence[Any] = ()) -> dict[str, Any]:
-    """Train and evaluate with ``args`` (from Python); a ValueError for bad settings, raised before
-    anything is written. The result says whether a signal stopped the run (``exit_code``) and holds
-    the trained policy as an agent (``agent``)."""
-    return run_stoppable(args, prepare, lambda setup, stop: train(setup, stop, extra_callbacks), SAFE_POINT)
+def train(args: Args, stop: GracefulStop | None = None, callbacks: Sequence[BaseCallback] = ()) -> TrainResult:
+    """Train and evaluate with ``args``, from Python: a ValueError for bad settings, raised before
+    anything is written (:func:`prepare`). Ctrl-C or SIGTERM stops the run at the next step and it
+    saves what it has (``result.interrupted``, ``result.exit_status``), through ``stop`` if given,
+    else a :class:`~agents.processes.GracefulStop` of its own. ``callbacks`` (SB3 callbacks) run
+    beside the run's own, such as the benchmark suite's evaluation points. Progress is logged
+    (``logging``, logger ``agents.training.sb3``), not printed: the command shows the log (SB3's
+    own progress bar, with ``progress_bar``, still draws itself on the terminal)."""
+    return run_under_stop(run, prepare(args), stop, SAFE_POINT, callbacks)
+
 
 
 def cli(argv: Sequence[str] | None = None) -> int:
-    """The command line: exit status 0, 2 for a bad argument (one line, nothing written), or
-    128 + the signal number when Ctrl-C or SIGTERM stopped the run."""
-    return stoppable_command(PROG, Args, prepare, train, SAFE_POINT, argv, __doc__.splitlines()[0])
-
-
-if __name__ == "__main__":
-    raise SystemExit(cli())
+    """The command line (``trash-train``): exit status 0, 2 for a bad argument (one line, nothing
+    written), or 128 + the signal number when Ctrl-C or SIGTERM stopped the run."""
+    return stoppable_command(PROG, Args, prepare, run, SAFE_POINT, argv, __doc__.splitlines()[0])

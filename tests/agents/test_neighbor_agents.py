@@ -542,26 +542,28 @@ def tiny_args(train: ModuleType, out_dir: Path, **fields: Any) -> Any:
 
 
 @pytest.fixture(scope="module")
-def trained(train: ModuleType, one_torch_thread: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """A tiny MaskablePPO run of ``train.py --game help_your_neighbor`` (2,048 decisions); returns what
-    ``train.main`` returns, plus its args and run folder."""
+def trained(
+    train: ModuleType, one_torch_thread: None, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Any, Any, Path]:
+    """A tiny MaskablePPO run of ``train.py --game help_your_neighbor`` (2,048 decisions): its
+    arguments, what ``train.train`` returns, and the run folder it was asked to write."""
     out_dir = tmp_path_factory.mktemp("hyn_run")
     args = tiny_args(train, out_dir)
-    result = train.main(args)
-    return {**result, "args": args, "run_dir": out_dir / "run"}
+    return args, train.train(args), out_dir / "run"
 
 
-def test_train_runs_help_your_neighbor_with_its_own_baselines(trained: dict[str, Any]) -> None:
+def test_train_runs_help_your_neighbor_with_its_own_baselines(trained: tuple[Any, Any, Path]) -> None:
     """The run trains, resolves the game's default opponents and evaluation baselines (random and
     heuristic), evaluates against both, and saves a policy whose metadata names the game."""
-    args, run_dir = trained["args"], trained["run_dir"]
+    args, result, run_dir = trained
     assert args.opponents == ["random", "heuristic"]
     assert args.eval_baselines == ["random", "heuristic"]
-    assert trained["timesteps"] >= 2048
-    assert trained["history"][0]["timesteps"] == 0
-    assert all(set(row) == {"timesteps", "random", "heuristic"} for row in trained["history"])
-    assert trained["policy"] == run_dir / "policy.zip"
-    metadata = make_agent(str(trained["policy"]), game=GAME).metadata
+    assert result.timesteps >= 2048
+    assert result.history[0]["timesteps"] == 0
+    assert all(set(row) == {"timesteps", "random", "heuristic"} for row in result.history)
+    assert result.run_dir == run_dir and result.policy == run_dir / "policy.zip"
+    assert [pair["second"] for pair in result.summary["pairs"]] == ["random", "heuristic"]
+    metadata = make_agent(str(result.policy), game=GAME).metadata
     assert metadata["game"] == ENV_NAME
     assert metadata["algorithm"] == "MaskablePPO"
     assert metadata["config"] == make_config().to_dict()
@@ -574,10 +576,10 @@ def test_train_runs_help_your_neighbor_with_its_own_baselines(trained: dict[str,
     assert json.loads((run_dir / "args.json").read_text())["game"] == GAME
 
 
-def test_trained_policy_plays_help_your_neighbor_legally(trained: dict[str, Any]) -> None:
+def test_trained_policy_plays_help_your_neighbor_legally(trained: tuple[Any, Any, Path]) -> None:
     """Loaded by path for Help Your Neighbor, the policy accepts its configuration and, in both seats
     against the heuristic, only returns legal actions (R14)."""
-    agent = make_agent(str(trained["policy"]), game=GAME)
+    agent = make_agent(str(trained[1].policy), game=GAME)
     config = make_config()
     agent.check_config(config)
     checked = Checked(agent)
@@ -590,10 +592,10 @@ def test_trained_policy_plays_help_your_neighbor_legally(trained: dict[str, Any]
         agent.check_config(make_config(num_players=3))
 
 
-def test_trained_policy_refuses_trash(trained: dict[str, Any]) -> None:
+def test_trained_policy_refuses_trash(trained: tuple[Any, Any, Path]) -> None:
     """A Help Your Neighbor policy loads (by path, for either game) but refuses a Trash configuration,
     and a Trash evaluation with it fails before any game."""
-    spec = str(trained["policy"])
+    spec = str(trained[1].policy)
     agent = make_agent(spec)  # the trash registry also loads policy files
     with pytest.raises(ValueError, match="trained for help_your_neighbor_v0, not trash_v0"):
         agent.check_config(trash_config.make_config("standard"))
@@ -614,12 +616,12 @@ def test_shipped_trash_policy_refuses_help_your_neighbor(one_torch_thread: None)
 def test_train_refuses_match_for_help_your_neighbor(train: ModuleType, tmp_path: Path) -> None:
     """``--match`` has no meaning in the dice game: a ValueError before the run writes anything."""
     with pytest.raises(ValueError, match="--match"):
-        train.main(tiny_args(train, tmp_path, match=True))
+        train.train(tiny_args(train, tmp_path, match=True))
     assert list(tmp_path.iterdir()) == []
 
 
 def test_train_refuses_a_trash_preset_or_opponent_for_help_your_neighbor(train: ModuleType, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="pagat"):
-        train.main(tiny_args(train, tmp_path, preset="pagat"))
+        train.train(tiny_args(train, tmp_path, preset="pagat"))
     with pytest.raises(ValueError, match="baselines are"):
-        train.main(tiny_args(train, tmp_path, opponents=["greedy"]))
+        train.train(tiny_args(train, tmp_path, opponents=["greedy"]))

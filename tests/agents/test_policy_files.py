@@ -105,7 +105,7 @@ def test_every_command_that_loads_policies_runs_nothing(
     assert evaluate.main([str(path), "greedy", "--deals", "3", "--quiet", "--engine", "scalar", "--workers", "2"]) == 0
     assert play.main(["--opponents", str(path)], input_fn=lambda prompt: "q") == 0
     args = tiny_args(train, tmp_path, opponents=[str(path)], eval_baselines=[str(path)], total_timesteps=256)
-    train.main(args)
+    train.train(args)
     capsys.readouterr()
     assert not marker.exists()
 

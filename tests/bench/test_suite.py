@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.bench import statistics as aggregate
 from agents.bench.tasks import TASKS, get_task, load_references, select_tasks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -229,6 +228,7 @@ def test_bad_arguments_are_one_line_and_exit_2(argv: list[str], message: str, tm
 
 def test_aggregates_match_hand_computed_values() -> None:
     matrix = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])
+    aggregate = pytest.importorskip("agents.bench.statistics")  # SciPy: the eval extra
     assert aggregate.iqm(matrix) == pytest.approx(4.5)  # the middle half of 1..8: 3, 4, 5, 6
     assert aggregate.mean(matrix) == pytest.approx(4.5)
     assert aggregate.optimality_gap(np.array([[0.5, 1.2], [0.0, 0.9]])) == pytest.approx((0.5 + 0 + 1 + 0.1) / 4)
@@ -247,6 +247,7 @@ def test_aggregates_match_hand_computed_values() -> None:
 def test_stratified_bootstrap_resamples_within_tasks() -> None:
     """A task whose runs all agree contributes no spread; the interval holds the point estimate; the
     same seed gives the same interval."""
+    aggregate = pytest.importorskip("agents.bench.statistics")  # SciPy: the eval extra
     scores = {"a": np.full(5, 0.7), "b": np.array([0.0, 0.2, 0.4, 0.6, 0.8])}
     point, low, high = aggregate.stratified_bootstrap(scores, aggregate.mean, resamples=500, seed=3)
     assert point == pytest.approx((0.7 + 0.4) / 2) and low <= point <= high < 0.7
@@ -283,10 +284,9 @@ def test_a_task_with_one_run_has_no_interval_and_the_json_leaderboard_says_null(
     from trash_env.files import write_json
 
     grouped = {"a": {"hyn-2p": [{"seed": 0, "final": {"normalized": 0.5}, "wall_seconds": 1.0}]}}
-    board = report.leaderboard(grouped)
+    write_json(tmp_path / "leaderboard.json", report.leaderboard(grouped))
+    board = json.loads((tmp_path / "leaderboard.json").read_text())
     assert board["a"]["tasks"]["hyn-2p"] == {"mean": 0.5, "low": None, "high": None, "runs": 1}
-    write_json(tmp_path / "leaderboard.json", board)
-    assert json.loads((tmp_path / "leaderboard.json").read_text())["a"]["tasks"]["hyn-2p"]["low"] is None
     assert "| `hyn-2p` | 0.50 (1) |" in report.markdown(grouped)
 
 
@@ -400,6 +400,37 @@ def test_a_sweep_runs_as_ray_tasks_on_a_local_ray_instance(tmp_path: Path) -> No
 
 
 # --------------------------------------------------------------------------
+# The built-in algorithms call the training library
+
+
+@pytest.mark.parametrize("algorithm", ["a2c", "maskable_ppo"])
+def test_a_builtin_algorithm_trains_through_the_library_and_prints_nothing(
+    tmp_path: Path, algorithm: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A built-in algorithm calls ``agents.training.sb3.train`` with the task's rules as they are (a
+    rules field beyond the players and matches included, on the scalar envs and on the batched
+    engine), reports every evaluation point through the suite's callback and returns the trained
+    policy as an agent for those rules. Without a log handler the library prints nothing."""
+    pytest.importorskip("sb3_contrib")
+    import dataclasses
+
+    from agents.bench.algorithms import BUILTIN, TaskContext, make_opponents
+    from agents.learned import LearnedAgent
+
+    task = dataclasses.replace(get_task("trash-pagat-2p"), rules={"num_players": 2, "match": True, "layout_size": 8})
+    points = [0, 256, 512]
+    context = TaskContext(task, 0, 512, points, tmp_path, make_opponents(task))
+    reported: list[int] = []
+    capsys.readouterr()
+    policy = BUILTIN[algorithm]().train(context, lambda timesteps, agent: reported.append(timesteps))
+    assert capsys.readouterr().out == ""
+    assert isinstance(policy, LearnedAgent)
+    assert policy.metadata["config"] == task.config().to_dict() and policy.metadata["config"]["layout_size"] == 8
+    assert len(reported) == len(points) and reported[0] == 0 and reported == sorted(reported)
+    assert all(done >= point for done, point in zip(reported, points))
+
+
+# --------------------------------------------------------------------------
 # Snapshots inside the batched vector env
 
 
@@ -497,6 +528,21 @@ def test_tasks_are_chosen_by_name_or_group_in_registry_order() -> None:
     assert sorted(selfplay + others) == sorted(names)
     with pytest.raises(ValueError, match="unknown task 'nosuch'"):
         select_tasks(["nosuch"])
+
+
+def test_tasks_train_against_the_default_baselines_of_the_registry() -> None:
+    """The default baselines are named once, per game, in ``agents.registry``: every task that trains
+    against baselines trains against its game's ``DEFAULT_BASELINES`` (``random`` and the
+    ``DEFAULT_OPPONENT``), and every default name, the scored baselines' too, is a baseline of its game."""
+    from agents.registry import BASELINES_BY_GAME, DEFAULT_BASELINES, DEFAULT_OPPONENT, SCORED_BASELINES
+
+    assert {task.game for task in TASKS.values()} == set(BASELINES_BY_GAME)
+    for task in TASKS.values():
+        assert task.self_play or task.opponents == DEFAULT_BASELINES[task.game], task.name
+    for game, baselines in BASELINES_BY_GAME.items():
+        assert DEFAULT_BASELINES[game] == ("random", DEFAULT_OPPONENT[game])
+        assert set(DEFAULT_BASELINES[game]) | set(SCORED_BASELINES[game]) <= set(baselines), game
+        assert {"random", DEFAULT_OPPONENT[game]} <= set(SCORED_BASELINES[game]), game
 
 
 def test_worker_processes_keep_to_one_thread() -> None:

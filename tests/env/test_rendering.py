@@ -11,6 +11,7 @@ import pytest
 
 from trash_env import help_your_neighbor_v0, trash_v0
 from trash_env.neighbor.drawing import neighbor_svg
+from trash_env.neighbor.text import last_roll, render_neighbor
 from trash_env.rendering.svg import COLOURS
 from trash_env.trash.config import MAX_LAYOUT
 from trash_env.trash.drawing import trash_svg
@@ -108,6 +109,25 @@ def test_the_neighbor_svg_shows_every_marker() -> None:
         covered = sum(sum(row) for row in state.covered)
         assert fills(svg, COLOURS["back"], "circle") == covered
         assert fills(svg, COLOURS["face"], "circle") == 10 * state.num_players - covered
+
+
+def test_the_neighbor_svg_and_text_view_say_the_same_of_the_last_roll() -> None:
+    """The picture and the text view (``render_mode="ansi"``) give the last roll one line, in the same
+    words (R12): who rolled which total, and a 7 that uncovers a marker or a total a neighbour covered;
+    no line before the first roll. Random games show every kind."""
+    names = ["player_0", "player_1", "player_2"]
+    seen = set()
+    for state in states(help_your_neighbor_v0, 3, 5, num_players=3):
+        line = last_roll(state, names)
+        drawn = [element.text for element in ET.fromstring(neighbor_svg(state)).iter(f"{SVG}text")]
+        shown = render_neighbor(state).splitlines()
+        if line is None:
+            assert state.roll == 0 and not any(t.startswith("last roll") for t in [*drawn, *shown])
+            continue
+        assert line.startswith(f"last roll {state.roll} by {names[state.roller]}")
+        assert line in drawn and line in shown
+        seen.add("seven" if "a 7 uncovers" in line else "helped" if "covered by" in line else "own")
+    assert seen == {"seven", "helped", "own"}
 
 
 @pytest.mark.parametrize("module", [trash_v0, help_your_neighbor_v0])

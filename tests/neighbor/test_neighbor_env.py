@@ -16,8 +16,8 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
-from helpers.aec_play import MAX_STEPS, play
-from pettingzoo.test import api_test, render_test, seed_test
+from helpers.aec_play import MAX_STEPS, named_render_test, play, strict_api_test
+from pettingzoo.test import seed_test
 from pettingzoo.utils.env_logger import EnvLogger
 
 import trash_env
@@ -34,12 +34,6 @@ from trash_env.wrappers import StandardChecks
 # Helpers
 
 PLAYER_COUNTS = [2, 3, 5, 8]
-# PettingZoo's api_test warns about every Dict observation; these two warnings say
-# nothing about this environment. Every other api_test warning is made an error.
-DICT_OBSERVATION_WARNINGS = (
-    "Observation is not a NumPy array",
-    "Observation space for each agent probably should be",
-)
 ROLL, END = neighbor.ROLL_DICE, neighbor.END_TURN
 
 
@@ -90,12 +84,6 @@ def one_hot(size: int, index: int | None) -> list[float]:
     return [1.0 if i == index else 0.0 for i in range(size)]
 
 
-def seed_action_spaces(env) -> None:
-    """Make api_test's action sampling reproducible."""
-    for i, agent in enumerate(env.possible_agents):
-        env.action_space(agent).seed(1000 + i)
-
-
 # --------------------------------------------------------------------------
 # 1. PettingZoo's own tests
 
@@ -108,12 +96,7 @@ def test_pettingzoo_api_test(num_players, skip_forced):
     env = make(num_players, skip_forced=skip_forced)
     assert isinstance(env, StandardChecks)
     assert isinstance(env.unwrapped, help_your_neighbor.raw_env)
-    seed_action_spaces(env)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        for message in DICT_OBSERVATION_WARNINGS:
-            warnings.filterwarnings("ignore", message=message)
-        api_test(env, num_cycles=1000)
+    strict_api_test(env)
 
 
 @pytest.mark.parametrize("skip_forced", [True, False], ids=["skip_forced", "every_move"])
@@ -128,14 +111,7 @@ def test_pettingzoo_seed_test(num_players, skip_forced):
 def test_pettingzoo_render_test(num_players, skip_forced, capsys):
     """PettingZoo's ``render_test`` for "ansi" and "human"; each ansi frame names every agent."""
     agents = [f"player_{i}" for i in range(num_players)]
-
-    def env_fn(render_mode=None):
-        env = make(num_players, skip_forced=skip_forced, render_mode=render_mode)
-        env.reset(seed=0)  # render_test resets without a seed: continue from this one, reproducibly
-        seed_action_spaces(env)
-        return env
-
-    render_test(env_fn, custom_tests={"ansi": lambda text: all(agent in text for agent in agents)})
+    named_render_test(lambda render_mode: make(num_players, skip_forced=skip_forced, render_mode=render_mode), agents)
     assert "player_0" in capsys.readouterr().out  # "human" printed the table
 
 

@@ -394,12 +394,11 @@ def test_train_batched_self_play_plays_its_snapshots(train: ModuleType, tmp_path
     args = tiny_args(
         train, tmp_path / "out", self_play_only=True, opponents=[], snapshot_every=1024, final_eval_deals=2
     )
-    result = train.main(args)
-    run_dir = Path(result["policy"]).parent
-    steps = sorted(int(path.stem.split("_")[1]) for path in (run_dir / "snapshots").glob("step_*.zip"))
+    result = train.train(args)
+    steps = sorted(int(path.stem.split("_")[1]) for path in (result.run_dir / "snapshots").glob("step_*.zip"))
     assert steps[0] == 0 and 1024 in steps
-    assert result["timesteps"] == 2048
-    assert make_agent(str(result["policy"])).metadata["num_timesteps"] == 2048
+    assert result.timesteps == 2048
+    assert make_agent(str(result.policy)).metadata["num_timesteps"] == 2048
 
 
 def forced_first_episodes(opponent: str, steps: int = 400) -> tuple[int, int]:
@@ -738,19 +737,18 @@ class LegalOnly(Agent):
 
 
 @pytest.fixture(scope="module")
-def batched_run(train: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def batched_run(train: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Any:
     """A tiny ``train.py --batched`` run in process: MaskablePPO, standard rules, 2 players,
-    default opponents (random and greedy); returns what ``train.main`` returns."""
-    return train.main(tiny_args(train, tmp_path_factory.mktemp("batched_run")))
+    default opponents (random and greedy); returns what ``train.train`` returns."""
+    return train.train(tiny_args(train, tmp_path_factory.mktemp("batched_run")))
 
 
-def test_train_batched_writes_a_loadable_policy_that_plays_legal_moves(batched_run: dict[str, Any]) -> None:
+def test_train_batched_writes_a_loadable_policy_that_plays_legal_moves(batched_run: Any) -> None:
     """The run trains its 2,048 decisions on the batched env, writes its files, and the saved
     policy loads as a learned agent for standard rules that plays only legal actions (R13) in an
     evaluation on the core."""
-    policy = Path(batched_run["policy"])
-    run_dir = policy.parent
-    assert batched_run["timesteps"] == 2048
+    policy, run_dir = batched_run.policy, batched_run.run_dir
+    assert batched_run.timesteps == 2048
     for name in ("policy.zip", "args.json", "final_eval.json", "eval_history.json"):
         assert (run_dir / name).is_file(), name
     assert json.loads((run_dir / "args.json").read_text())["batched"] is True
@@ -773,7 +771,7 @@ def test_batched_training_logs_episode_statistics(train: ModuleType, tmp_path: P
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     args = tiny_args(train, tmp_path, tensorboard=True, final_eval_deals=0)
-    train.main(args)
+    train.train(args)
     events = next((tmp_path / "run" / "tb").rglob("events.out.tfevents.*"))
     accumulator = EventAccumulator(str(events))
     accumulator.Reload()
@@ -827,5 +825,5 @@ def test_train_batched_refuses_what_the_engine_cannot_play(
     """``--batched`` with subprocesses, Help Your Neighbor, an opponent that is not an in-engine
     baseline, or an algorithm that ignores masks is a ``ValueError`` before anything is written."""
     with pytest.raises(ValueError, match=message):
-        train.main(tiny_args(train, tmp_path / "out", **fields))
+        train.train(tiny_args(train, tmp_path / "out", **fields))
     assert not (tmp_path / "out").exists()

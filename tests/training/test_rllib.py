@@ -134,7 +134,7 @@ def test_tiny_run_on_local_ray_and_the_exported_policy_round_trip(tmp_path: Path
     evaluation command, and refuses another configuration."""
     from agents.training import rllib as train_rllib
 
-    result = train_rllib.main(
+    result = train_rllib.train(
         train_rllib.Args(
             out_dir=tmp_path,
             run_name="tiny",
@@ -148,13 +148,17 @@ def test_tiny_run_on_local_ray_and_the_exported_policy_round_trip(tmp_path: Path
             eval_baselines=["random"],
         )
     )
-    policy = Path(result["policy"])
+    policy = result.policy
+    assert policy == tmp_path / "tiny" / "policy" == result.run_dir / "policy"
     assert (policy / "trash_rl.json").is_file() and (policy / "module").is_dir()
     metadata = json.loads((policy / "trash_rl.json").read_text())
     assert metadata["game"] == "trash_v0" and metadata["algorithm"] == "RLlib PPO"
-    assert [row["iteration"] for row in result["progress"]] == [1, 2]
-    assert result["progress"][-1]["env_steps"] >= 800
+    assert [row["iteration"] for row in result.history] == [1, 2]
+    assert result.timesteps == result.history[-1]["env_steps"] >= 800
     assert json.loads((tmp_path / "tiny" / "final_eval.json").read_text())["deals"] == 10
+    assert result.summary is not None and [pair["second"] for pair in result.summary["pairs"]] == ["random"]
+    assert (result.interrupted, result.exit_status, result.checkpoint) == (False, 0, None)
+    assert result.agent.metadata == metadata
 
     agent = make_agent(str(policy))
     config = make_config("standard")

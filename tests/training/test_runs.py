@@ -14,7 +14,9 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -29,9 +31,10 @@ from typing import Any
 import pytest
 from helpers.tiny_training import tiny_args
 
-from agents.arguments import ArgumentParser, command_line, field_docs, parse_dataclass
+from agents.arguments import ArgumentParser, command_line, parse_dataclass
 from agents.processes import GracefulStop
 from trash_env import files
+from trash_env.trash.config import make_config
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -277,18 +280,18 @@ def test_train_rllib_stops_after_the_iteration_and_resumes(tmp_path: Path) -> No
 
 
 def test_a_second_run_with_the_default_name_goes_to_a_fresh_folder(
-    train: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    train: ModuleType, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Running the same command twice without ``--run-name`` keeps the first run: the second goes
-    to ``NAME_2`` and says so."""
-    first = train.main(tiny_args(train, tmp_path, run_name="", total_timesteps=256, final_eval_deals=0))
-    assert first["run_dir"] == tmp_path / "standard_2p_maskable_ppo_seed0"
-    before = snapshot(first["run_dir"])
-    capsys.readouterr()
-    second = train.main(tiny_args(train, tmp_path, run_name="", total_timesteps=256, final_eval_deals=0))
-    assert second["run_dir"] == tmp_path / "standard_2p_maskable_ppo_seed0_2"
-    assert "already holds a run: this one goes to" in capsys.readouterr().out
-    assert snapshot(first["run_dir"]) == before
+    to ``NAME_2`` and says so (in the log, which the command shows)."""
+    first = train.train(tiny_args(train, tmp_path, run_name="", total_timesteps=256, final_eval_deals=0))
+    assert first.run_dir == tmp_path / "standard_2p_maskable_ppo_seed0"
+    before = snapshot(first.run_dir)
+    with caplog.at_level(logging.INFO, logger="agents.training"):
+        second = train.train(tiny_args(train, tmp_path, run_name="", total_timesteps=256, final_eval_deals=0))
+    assert second.run_dir == tmp_path / "standard_2p_maskable_ppo_seed0_2"
+    assert "already holds a run: this one goes to" in caplog.text
+    assert snapshot(first.run_dir) == before
 
 
 def test_an_explicit_run_name_that_holds_a_run_is_refused_unless_overwrite(
@@ -297,7 +300,7 @@ def test_an_explicit_run_name_that_holds_a_run_is_refused_unless_overwrite(
     """``--run-name X`` where X holds a run: exit status 2 naming ``--resume`` and ``--overwrite``,
     nothing changed; with ``--overwrite`` the old run is replaced."""
     run_dir = tmp_path / "mine"
-    train.main(tiny_args(train, tmp_path, run_name="mine", total_timesteps=256, final_eval_deals=0))
+    train.train(tiny_args(train, tmp_path, run_name="mine", total_timesteps=256, final_eval_deals=0))
     (run_dir / "notes.txt").write_text("the user's own file")
     before = snapshot(tmp_path)
     argv = ["--run-name", "mine", "--out-dir", str(tmp_path), "--total-timesteps", "256", "--no-progress-bar"]
@@ -306,18 +309,18 @@ def test_an_explicit_run_name_that_holds_a_run_is_refused_unless_overwrite(
     assert len(err.splitlines()) == 1 and "--resume" in err and "--overwrite" in err, err
     assert snapshot(tmp_path) == before
     args = tiny_args(train, tmp_path, run_name="mine", total_timesteps=256, final_eval_deals=0, overwrite=True)
-    train.main(args)
+    train.train(args)
     assert not (run_dir / "notes.txt").exists() and (run_dir / "policy.zip").is_file()
 
 
 def test_resume_writes_into_the_run_of_its_checkpoint(train: ModuleType, tmp_path: Path) -> None:
     """``--resume RUN/checkpoints/step_N.zip`` without ``--run-name`` continues that run's folder."""
-    train.main(tiny_args(train, tmp_path, run_name="base", total_timesteps=512, checkpoint_every=256))
+    train.train(tiny_args(train, tmp_path, run_name="base", total_timesteps=512, checkpoint_every=256))
     args = tiny_args(
         train, tmp_path, run_name="", resume=tmp_path / "base" / "checkpoints" / "step_256.zip", total_timesteps=768
     )
-    result = train.main(args)
-    assert result["run_dir"] == tmp_path / "base" and result["timesteps"] >= 768
+    result = train.train(args)
+    assert result.run_dir == tmp_path / "base" and result.timesteps >= 768
     assert sorted(p.name for p in tmp_path.iterdir()) == ["base"]
 
 
@@ -372,6 +375,10 @@ def entry_point(name: str) -> Callable[[list[str]], int]:
         from agents.commands.evaluate import main
 
         return main
+    if name == "agents.commands.record":
+        from agents.commands.record import main
+
+        return main
     if name == "agents.commands.play":
         from agents.commands.play import main
 
@@ -381,12 +388,17 @@ def entry_point(name: str) -> Callable[[list[str]], int]:
     return main
 
 
+# The one text of a malformed --override and of --match for Help Your Neighbor, in every command that takes them.
+BAD_OVERRIDE = "error: --override 'layout_size' must be FIELD=VALUE, a rules field and its value (layout_size=8)"
+NO_MATCHES = "error: --match: Help Your Neighbor has no matches of hands (R12)"
 BAD_ARGUMENTS = [
     ("train.py", ["--preset", "nosuch"], "preset='nosuch' is not one of"),
-    ("train.py", ["--game", "chess"], "argument --game: invalid choice: 'chess'"),
-    ("train.py", ["--algo", "sac"], "argument --algo: invalid choice: 'sac'"),
+    ("train.py", ["--game", "chess"], "invalid choice 'chess' for argument '--game'"),
+    ("train.py", ["--algo", "sac"], "invalid choice 'sac' for argument '--algo'"),
     ("train.py", ["--total-timesteps", "-1"], "--total-timesteps must be at least 1, got -1"),
-    ("train.py", ["--total-timesteps", "abc"], "argument --total-timesteps: invalid int value: 'abc'"),
+    ("train.py", ["--total-timesteps", "abc"], "Error parsing --total-timesteps: invalid literal for int()"),
+    ("train.py", ["--no-such-flag"], "Unrecognized options: --no-such-flag"),
+    ("train.py", ["--rules", "{}"], "Unrecognized options: --rules"),  # rules are given from Python only
     ("train.py", ["--n-envs", "0"], "--n-envs must be at least 1"),
     ("train.py", ["--seed", "-3"], "--seed must be at least 0"),
     ("train.py", ["--num-players", "9"], "num_players=9 is out of range (2..8)"),
@@ -401,13 +413,16 @@ BAD_ARGUMENTS = [
     ("train.py", ["--opponents", "CORRUPT"], "not a readable policy file"),
     ("train.py", ["--opponents", "PLAIN"], "is not a trash-rl policy"),
     ("train.py", ["--opponents", "SHIPPED", "--num-players", "3"], "trained for another configuration"),
-    ("train.py", ["--overrides", "layout_size"], "must be FIELD=VALUE"),
-    ("train.py", ["--overrides", "colour=red"], "unknown rules field(s) ['colour']"),
+    ("train.py", ["--override", "layout_size"], BAD_OVERRIDE),
+    ("train.py", ["--override", "colour=red"], "unknown rules field(s) ['colour']"),
+    ("train.py", ["--override", "layout_size=8", "--override", "layout_size"], BAD_OVERRIDE),
     ("train.py", ["--resume", "MISSING"], "does not exist"),
     ("train.py", ["--resume", "SHIPPED", "--preset", "pagat"], "trained for another configuration"),
     ("train.py", ["--batched", "--game", "help_your_neighbor"], "--batched: the batched engine plays Trash only"),
-    ("train.py", ["--match", "--game", "help_your_neighbor"], "--match: Help Your Neighbor has no matches"),
+    ("train.py", ["--match", "--game", "help_your_neighbor"], NO_MATCHES),
     ("train_rllib.py", ["--iterations", "0"], "--iterations must be at least 1"),
+    ("train_rllib.py", ["--override", "layout_size"], BAD_OVERRIDE),
+    ("train_rllib.py", ["--override", "colour=red"], "unknown rules field(s) ['colour']"),
     ("train_rllib.py", ["--preset", "nosuch"], "preset='nosuch' is not one of"),
     ("train_rllib.py", ["--opponents", "nosuch"], "unknown agent 'nosuch'"),
     ("train_rllib.py", ["--minibatch-size", "5000"], "--minibatch-size 5000 is larger than --batch-size 4000"),
@@ -426,6 +441,11 @@ BAD_ARGUMENTS = [
     ("agents.commands.evaluate", ["greedy", "random", "--json", "FOLDER"], "--json"),
     ("agents.commands.evaluate", ["greedy", "random", "--plot", "CORRUPT/x.png"], "is a file, not a folder"),
     ("agents.commands.evaluate", ["greedy"], "name at least two agents"),
+    ("agents.commands.evaluate", ["greedy", "random", "--override", "layout_size"], BAD_OVERRIDE),
+    ("agents.commands.evaluate", ["greedy", "random", "--match", "--game", "help_your_neighbor"], NO_MATCHES),
+    ("agents.commands.record", ["greedy", "random", "--json", "x.json", "--override", "layout_size"], BAD_OVERRIDE),
+    ("agents.commands.record", ["random", "random", "--json", "x.json", "--game", "help_your_neighbor", "--match"],
+     NO_MATCHES),
     ("agents.commands.play", ["--opponents", "nosuch"], "unknown agent 'nosuch'"),
     ("agents.commands.play", ["--opponents", "MISSING"], "does not exist"),
     ("agents.commands.play", ["--opponents", "SHIPPED", "greedy"], "trained for another configuration"),
@@ -533,22 +553,150 @@ def test_evaluate_outputs_replace_the_named_files_whole(tmp_path: Path) -> None:
 
 
 def test_dataclass_command_line_round_trips(train: ModuleType) -> None:
-    """The resume command is built from the settings: parsing it gives the same settings back."""
+    """The resume command is built from the settings: parsing its flags gives the same settings back,
+    for a value that differs from the defaults in every kind of field (text with a space, a path, a
+    choice, integers, a float, booleans turned on and off, lists after one flag, an empty list that
+    replaces a default one, the repeated --override, an optional path); the defaults need no flag."""
     args = train.Args(
         run_name="x y",
+        out_dir=Path("elsewhere/runs"),
+        overwrite=True,
+        game="help_your_neighbor",
+        num_players=3,
+        overrides=["layout_size=6", 'wild="J"'],
+        algo="qrdqn",
         total_timesteps=123,
-        opponents=["random", "counter"],
-        self_play=True,
-        progress_bar=False,
-        net_arch=[64],
-        resume=Path("runs/a b/checkpoints/step_5.zip"),
-        overrides=["layout_size=6"],
         learning_rate=1e-4,
+        opponents=["random", "search:samples=4"],
+        net_arch=[],
+        eval_baselines=["random"],
+        progress_bar=False,
+        self_play=True,
+        resume=Path("runs/a b/checkpoints/step_5.zip"),
     )
     words = command_line(args)
+    assert words.count("--override") == 2 and "--no-progress-bar" in words and "--self-play" in words
     assert parse_dataclass(train.Args, shlex.split(shlex.join(words)), "train.py") == args
     assert command_line(train.Args()) == []
-    assert field_docs(train.Args)["total_timesteps"].startswith("learner decisions to train for")
+    assert parse_dataclass(train.Args, [], "train.py") == train.Args()
+
+
+def test_rllib_command_line_round_trips() -> None:
+    """The same for ``train_rllib.py``'s settings (an optional text, a list of integers)."""
+    from agents.training import rllib
+
+    args = rllib.Args(
+        run_name="r", overrides=["max_turns=300"], opponents=["greedy"], hidden=[32, 16], address="HEAD:6379"
+    )
+    words = command_line(args)
+    assert parse_dataclass(rllib.Args, words, "train_rllib.py") == args
+    assert command_line(rllib.Args()) == []
+
+
+def test_rules_given_from_python_resume_as_overrides(train: ModuleType, tmp_path: Path) -> None:
+    """``Args.rules`` (the benchmark suite's) has no flag of its own: the command line refuses to drop
+    it silently, and the resume command gives it as ``--override`` flags under the run's own, so the
+    run resumes with the same rules."""
+    args = tiny_args(train, tmp_path, rules={"layout_size": 8, "wild": "J"}, overrides=["max_turns=300"])
+    with pytest.raises(ValueError, match=r"rules = .* has no command-line form"):
+        command_line(args)
+    setup = train.prepare(args)
+    words = shlex.split(train.resume_command(args, setup.folder, tmp_path / "run" / "policy.zip"))[2:]
+    assert words[words.index("--override") :][:6] == [
+        "--override", "layout_size=8", "--override", 'wild="J"', "--override", "max_turns=300",
+    ]  # fmt: skip
+    resumed = parse_dataclass(train.Args, words, "train.py")
+    expected = make_config("standard", layout_size=8, wild="J", max_turns=300)
+    assert train.build_config(resumed) == setup.config == expected
+
+
+def test_the_resume_command_of_a_self_play_only_run_is_accepted(train: ModuleType, tmp_path: Path) -> None:
+    """What ``--self-play-only`` fills in (a placeholder opponent, ``--self-play``) is not given back:
+    the printed command parses and passes the checks (resuming a policy of the same rules here)."""
+    args = tiny_args(train, tmp_path, self_play_only=True, opponents=[])
+    setup = train.prepare(args)
+    assert args.opponents == ["random"] and args.self_play
+    words = shlex.split(train.resume_command(args, setup.folder, SHIPPED_POLICY))[2:]
+    assert "--opponents" not in words and "--self-play" not in words and "--self-play-only" in words
+    train.prepare(parse_dataclass(train.Args, words, "train.py"))
+
+
+def run_fake(commands: list[Any]) -> Callable[[Any, GracefulStop], Any]:
+    """A training library's ``run`` that records the prepared run and trains nothing."""
+    from agents.training.runs import TrainResult
+
+    def run(setup: Any, stop: GracefulStop) -> TrainResult:
+        commands.append(setup)
+        return TrainResult(run_dir=setup.folder.path, policy=setup.folder.path, agent=None, timesteps=0)
+
+    return run
+
+
+@pytest.mark.parametrize("command", ["trash-train", "trash-train-rllib", "trash-evaluate", "trash-record"])
+def test_a_repeated_override_reaches_the_rules_of_every_command(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--override FIELD=VALUE`` is one flag, spelled the same and repeatable, in each command that
+    takes rules: both values reach the configuration the command plays or trains with."""
+    overrides = ["--override", "layout_size=8", "--override", "max_turns=300"]
+    expected = make_config("standard", layout_size=8, max_turns=300)
+    if command in ("trash-train", "trash-train-rllib"):
+        pytest.importorskip("tyro")
+        from agents.commands import train, train_rllib
+        from agents.training import rllib, sb3
+
+        library, main = (sb3, train.main) if command == "trash-train" else (rllib, train_rllib.main)
+        prepared: list[Any] = []
+        monkeypatch.setattr(library, "run", run_fake(prepared))
+        assert main([*overrides, "--out-dir", str(tmp_path)]) == 0
+        assert [setup.config for setup in prepared] == [expected]
+        return
+    out = tmp_path / "out.json"
+    if command == "trash-evaluate":
+        from agents.commands.evaluate import main
+
+        assert main(["greedy", "random", "--deals", "2", "--quiet", *overrides, "--json", str(out)]) == 0
+        assert json.loads(out.read_text())["settings"]["config"] == expected.to_dict()
+    else:
+        from agents.commands.record import main
+
+        assert main(["greedy", "random", *overrides, "--json", str(out)]) == 0
+        assert json.loads(out.read_text())["config"] == expected.to_dict()
+
+
+def console_scripts() -> dict[str, str]:
+    """``[project.scripts]`` of pyproject.toml: each console script and the module it runs."""
+    tomllib = pytest.importorskip("tomllib")
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    return {name: target.partition(":")[0] for name, target in scripts.items()}
+
+
+@pytest.mark.parametrize("script", sorted(console_scripts()))
+def test_help_exits_0_for_every_console_script(script: str) -> None:
+    """``--help`` of every console script prints its usage and exits 0 (run as ``python -m MODULE``,
+    as the script would run it), with nothing on stderr."""
+    completed = subprocess.run(
+        [sys.executable, "-m", console_scripts()[script], "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "usage:" in completed.stdout and completed.stderr == ""
+
+
+def test_train_help_shows_each_default_once() -> None:
+    """``train.py --help`` gives every setting with its help and one default, never an empty one."""
+    completed = subprocess.run(
+        [sys.executable, "train.py", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert completed.returncode == 0, completed.stderr
+    text = " ".join(completed.stdout.replace("│", " ").split())
+    assert "(default: )" not in text and not re.search(r"\(default: [^)]*\) \(default:", text)
+    assert "--override FIELD=VALUE a rules field on top of the preset" in text and "(repeatable)" in text
+    assert "baseline opponents; each opponent seat draws one per episode (default: random and greedy;" in text
+    assert "--rules" not in text
 
 
 def test_argument_parser_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import pickle
+import signal
 import subprocess
 import sys
 import zipfile
@@ -44,6 +46,7 @@ from agents.learned import (
     save_policy,
 )
 from agents.registry import make_agent
+from agents.training.runs import TrainResult
 from trash_env.single_agent import TrashSingleAgentEnv
 from trash_env.trash.config import make_config
 
@@ -91,17 +94,17 @@ def tiny_policy(tiny_run: tuple[subprocess.CompletedProcess[str], Path]) -> Path
 @pytest.fixture(scope="module")
 def train_policy(train: ModuleType, tmp_path_factory: pytest.TempPathFactory):
     """A factory of tiny in-process training runs, one per (algorithm, preset, players), cached for
-    the module; returns what ``train.main`` returns."""
-    cache: dict[tuple[str, str, int], dict[str, Any]] = {}
+    the module; returns what ``train.train`` returns."""
+    cache: dict[tuple[str, str, int], TrainResult] = {}
 
-    def get(algo: str = "maskable_ppo", preset: str = "standard", num_players: int = 2) -> dict[str, Any]:
+    def get(algo: str = "maskable_ppo", preset: str = "standard", num_players: int = 2) -> TrainResult:
         key = (algo, preset, num_players)
         if key not in cache:
             out_dir = tmp_path_factory.mktemp(f"{algo}_{preset}_{num_players}p")
             args = tiny_args(
                 train, out_dir, algo=algo, preset=preset, num_players=num_players, total_timesteps=BUDGET[algo]
             )
-            cache[key] = train.main(args)
+            cache[key] = train.train(args)
         return cache[key]
 
     return get
@@ -206,6 +209,45 @@ def test_evaluate_cli_loads_the_saved_policy(tiny_policy: Path) -> None:
     assert "10 duplicate deals per pair" in completed.stdout
 
 
+def test_train_returns_what_the_run_wrote(train_policy) -> None:
+    """``train`` returns a :class:`TrainResult` that agrees with the run folder: the policy file and
+    the same policy as an agent, the timestep count, the learning curve of ``eval_history.json``, the
+    summary of ``final_eval.json``; a finished run is not interrupted, has exit status 0 and no
+    checkpoint to resume."""
+    result = train_policy("maskable_ppo")
+    assert isinstance(result, TrainResult)
+    assert result.policy == result.run_dir / "policy.zip" and result.policy.is_file()
+    assert isinstance(result.agent, LearnedAgent) and result.agent.path == str(result.policy)
+    loaded = LearnedAgent.load(result.policy)
+    for observation, _ in first_states({"preset": "standard"}, 5):
+        np.testing.assert_allclose(result.agent.preferences(observation), loaded.preferences(observation))
+    assert result.timesteps == loaded.metadata["num_timesteps"] >= BUDGET["maskable_ppo"]
+    assert result.history == json.loads((result.run_dir / "eval_history.json").read_text())["history"]
+    final = json.loads((result.run_dir / "final_eval.json").read_text())
+    assert result.summary is not None and result.summary["pairs"] == final["pairs"]
+    assert (result.interrupted, result.exit_status, result.checkpoint) == (False, 0, None)
+
+
+def test_a_stopped_run_returns_its_checkpoint_and_exit_status(
+    train: ModuleType, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A run whose stop is asked before its first step (as Ctrl-C would ask it) saves a checkpoint
+    and the policy so far, skips the final evaluation and returns ``interrupted``, exit status 130
+    and the checkpoint, which the logged resume command names."""
+    from agents.processes import GracefulStop
+
+    stop = GracefulStop()
+    stop.signum = signal.SIGINT  # what its handler records for Ctrl-C
+    with caplog.at_level(logging.INFO, logger="agents.training"):
+        result = train.train(tiny_args(train, tmp_path, total_timesteps=2000), stop=stop)
+    assert result.interrupted and result.exit_status == 130 and result.summary is None
+    assert result.checkpoint == tmp_path / "run" / "checkpoints" / f"step_{result.timesteps}.zip"
+    assert read_metadata(result.checkpoint)["interrupted"] is True and result.timesteps < 2000
+    assert read_metadata(result.policy)["interrupted"] is True
+    assert "final evaluation skipped" in caplog.text and f"--resume {result.checkpoint}" in caplog.text
+    assert not (tmp_path / "run" / "final_eval.json").exists()
+
+
 # --------------------------------------------------------------------------
 # 2. Every algorithm
 
@@ -215,29 +257,29 @@ def test_each_algorithm_trains_and_saves_a_loadable_policy(algo: str, train_poli
     """Every train.py algorithm trains in-process for a tiny budget; the saved policy loads as a
     LearnedAgent of that algorithm whose metadata names it, the configuration and the timesteps."""
     result = train_policy(algo)
-    assert result["timesteps"] >= BUDGET[algo]
-    agent = make_agent(str(result["policy"]))
+    assert result.timesteps >= BUDGET[algo]
+    agent = make_agent(str(result.policy))
     assert isinstance(agent, LearnedAgent)
     assert type(agent.policy) is policy_classes()[ALGORITHM_CLASSES[algo]]
-    model = load_model(result["policy"])
+    model = load_model(result.policy)
     assert type(model).__name__ == ALGORITHM_CLASSES[algo]
     if algo == "qrdqn":  # --n-quantiles reaches the model (not sb3-contrib's default of 200)
         assert model.n_quantiles == train.Args().n_quantiles != 200
     assert agent.metadata["algorithm"] == ALGORITHM_CLASSES[algo]
-    assert agent.metadata["num_timesteps"] == result["timesteps"]
+    assert agent.metadata["num_timesteps"] == result.timesteps
     assert agent.metadata["config"] == make_config("standard").to_dict()
     assert agent.metadata["train_seconds"] >= 0
     agent.check_config(make_config("standard"))
-    final = json.loads((Path(result["policy"]).parent / "final_eval.json").read_text())
+    final = json.loads((result.run_dir / "final_eval.json").read_text())
     assert [row["second"] for row in final["pairs"]] == ["random"]
-    assert [row["timesteps"] for row in result["history"]] == [result["timesteps"]]
+    assert [row["timesteps"] for row in result.history] == [result.timesteps]
 
 
 @pytest.mark.parametrize("algo", sorted(ALGORITHM_CLASSES))
 def test_learned_agent_plays_the_policys_own_choice(algo: str, train_policy) -> None:
     """The agent's action is the model's deterministic prediction whenever that is legal (for
     MaskablePPO, with the action mask, always): masking never overrides a legal first choice."""
-    path = train_policy(algo)["policy"]
+    path = train_policy(algo).policy
     agent, model = LearnedAgent.load(path), load_model(path)
     compared = 0
     for observation, mask in first_states({"preset": "standard"}, 60):
@@ -267,7 +309,7 @@ def test_learned_agent_only_returns_legal_actions(algo: str, preset: str, num_pl
     """Played through ``play_game`` against random players, in every seat, for at least 300
     decisions, the learned agent only returns legal actions, although the (barely trained) policy
     often ranks an illegal action first; games finish normally."""
-    agent = LegalOnly(LearnedAgent.load(train_policy(algo, preset, num_players)["policy"]))
+    agent = LegalOnly(LearnedAgent.load(train_policy(algo, preset, num_players).policy))
     config = make_config(preset, num_players=num_players)
     agent.agent.check_config(config)
     game = 0
@@ -475,9 +517,9 @@ def test_learned_agent_pickles_as_its_file(tiny_policy: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def resumed(train: ModuleType, tiny_run, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def resumed(train: ModuleType, tiny_run, tmp_path_factory: pytest.TempPathFactory) -> TrainResult:
     """The tiny run resumed from its 2,000-decision checkpoint up to 3,000 decisions, with
-    checkpoints and evaluations every 1,000; returns what ``train.main`` returns plus the run folder."""
+    checkpoints and evaluations every 1,000; returns what ``train.train`` returns."""
     completed, run_dir = tiny_run
     assert completed.returncode == 0, completed.stderr[-3000:]
     out_dir = tmp_path_factory.mktemp("resumed")
@@ -490,30 +532,32 @@ def resumed(train: ModuleType, tiny_run, tmp_path_factory: pytest.TempPathFactor
         checkpoint_every=1000,
         eval_every=1000,
     )
-    return {**train.main(args), "run_dir": out_dir / "resumed"}
+    result = train.train(args)
+    assert result.run_dir == out_dir / "resumed"
+    return result
 
 
-def test_resume_continues_the_timestep_count(resumed: dict[str, Any], tiny_policy: Path) -> None:
+def test_resume_continues_the_timestep_count(resumed: TrainResult, tiny_policy: Path) -> None:
     """Resuming from a checkpoint continues its count: the resumed model reaches the new total
     (more than the first run), its policy file says so, and the evaluation history and checkpoints
     continue after the checkpoint's count."""
     first_run = read_metadata(tiny_policy)["num_timesteps"]
     assert first_run >= 2000
-    assert resumed["timesteps"] >= 3000 and resumed["timesteps"] > first_run
-    agent = LearnedAgent.load(resumed["policy"])
-    assert load_model(resumed["policy"]).num_timesteps == resumed["timesteps"] == agent.metadata["num_timesteps"]
-    steps = [row["timesteps"] for row in resumed["history"]]
+    assert resumed.timesteps >= 3000 and resumed.timesteps > first_run
+    agent = LearnedAgent.load(resumed.policy)
+    assert load_model(resumed.policy).num_timesteps == resumed.timesteps == agent.metadata["num_timesteps"]
+    steps = [row["timesteps"] for row in resumed.history]
     assert steps == sorted(set(steps))
-    assert steps[0] > 2000 and steps[-1] == resumed["timesteps"]
+    assert steps[0] > 2000 and steps[-1] == resumed.timesteps
     assert any(step >= 3000 for step in steps)
-    checkpoints = [int(p.stem.removeprefix("step_")) for p in (resumed["run_dir"] / "checkpoints").iterdir()]
+    checkpoints = [int(p.stem.removeprefix("step_")) for p in (resumed.run_dir / "checkpoints").iterdir()]
     assert checkpoints and min(checkpoints) > 2000
 
 
-def test_resume_keeps_the_checkpoint_spacing(resumed: dict[str, Any]) -> None:
+def test_resume_keeps_the_checkpoint_spacing(resumed: TrainResult) -> None:
     """After resuming at 2,000 decisions with checkpoints every 1,000, the first new checkpoint comes
     at least 1,000 decisions later (not a copy of the checkpoint just loaded)."""
-    checkpoints = [int(p.stem.removeprefix("step_")) for p in (resumed["run_dir"] / "checkpoints").iterdir()]
+    checkpoints = [int(p.stem.removeprefix("step_")) for p in (resumed.run_dir / "checkpoints").iterdir()]
     assert min(checkpoints) >= 3000
 
 
@@ -534,7 +578,7 @@ def test_resume_refuses_another_configuration_or_algorithm(
     a ValueError naming the mismatch, before any training."""
     args = tiny_args(train, tmp_path, resume=tiny_policy, total_timesteps=3000, **fields)
     with pytest.raises(ValueError, match=message):
-        train.main(args)
+        train.train(args)
     assert not (tmp_path / "run" / "policy.zip").exists()
 
 
@@ -543,7 +587,7 @@ def test_resume_from_a_corrupt_file_is_a_value_error(train: ModuleType, tmp_path
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"not a zip at all")
     with pytest.raises(ValueError, match="not a readable policy file"):
-        train.main(tiny_args(train, tmp_path, resume=bad, total_timesteps=3000))
+        train.train(tiny_args(train, tmp_path, resume=bad, total_timesteps=3000))
 
 
 def test_resume_with_the_budget_already_reached_still_evaluates(
@@ -552,9 +596,9 @@ def test_resume_with_the_budget_already_reached_still_evaluates(
     """Resuming a finished policy with ``--total-timesteps`` at or below its count trains nothing but
     still saves and evaluates the policy (e.g. to re-run a finished command)."""
     done = read_metadata(tiny_policy)["num_timesteps"]
-    result = train.main(tiny_args(train, tmp_path, resume=tiny_policy, total_timesteps=done))
-    assert result["timesteps"] == done
-    assert [row["timesteps"] for row in result["history"]] == [done]
+    result = train.train(tiny_args(train, tmp_path, resume=tiny_policy, total_timesteps=done))
+    assert result.timesteps == done
+    assert [row["timesteps"] for row in result.history] == [done]
 
 
 # --------------------------------------------------------------------------
@@ -562,17 +606,17 @@ def test_resume_with_the_budget_already_reached_still_evaluates(
 
 
 def test_overrides_of_num_players_agree_with_the_environment(train: ModuleType, tmp_path: Path) -> None:
-    """``--overrides num_players=3`` trains a 3-player policy, as ``agents.commands.evaluate --override``
-    would play it: the policy's metadata and its environments agree on the configuration."""
-    result = train.main(tiny_args(train, tmp_path, overrides=["num_players=3"], total_timesteps=256))
-    assert read_metadata(result["policy"])["config"]["num_players"] == 3
+    """``--override num_players=3`` trains a 3-player policy, as ``trash-evaluate --override`` would
+    play it: the policy's metadata and its environments agree on the configuration."""
+    result = train.train(tiny_args(train, tmp_path, overrides=["num_players=3"], total_timesteps=256))
+    assert read_metadata(result.policy)["config"]["num_players"] == 3
 
 
 def test_overrides_reach_the_policy_metadata(train: ModuleType, tmp_path: Path) -> None:
     """A rules override (``layout_size=6``) trains on that configuration and the saved policy is
     tied to it: accepted for it, refused for the plain preset."""
-    result = train.main(tiny_args(train, tmp_path, overrides=["layout_size=6"], total_timesteps=256))
-    agent = make_agent(str(result["policy"]))
+    result = train.train(tiny_args(train, tmp_path, overrides=["layout_size=6"], total_timesteps=256))
+    agent = make_agent(str(result.policy))
     agent.check_config(make_config("standard", layout_size=6))
     with pytest.raises(ValueError, match="layout_size: trained 6, asked 10"):
         agent.check_config(make_config("standard"))
@@ -598,8 +642,8 @@ def test_self_play_writes_snapshots_and_keeps_the_newest_in_the_pool(
     args = tiny_args(
         train, tmp_path, self_play=True, snapshot_every=500, pool_size=2, total_timesteps=2000, n_steps=256
     )
-    result = train.main(args)
-    assert result["timesteps"] >= 2000
+    result = train.train(args)
+    assert result.timesteps >= 2000
     snapshots = sorted((tmp_path / "run" / "snapshots").iterdir(), key=lambda p: int(p.stem.removeprefix("step_")))
     assert [p.name for p in snapshots] == ["step_500.zip", "step_1000.zip", "step_1500.zip", "step_2000.zip"]
     assert LearnedAgent.load(snapshots[-1]).metadata["num_timesteps"] == 2000
@@ -630,13 +674,13 @@ def test_self_play_pool_size_zero_keeps_no_snapshot(train: ModuleType, tiny_poli
     vec_env.close()
 
 
-def test_no_partial_file_after_any_save(resumed: dict[str, Any]) -> None:
+def test_no_partial_file_after_any_save(resumed: TrainResult) -> None:
     """Policy files and checkpoints are written through a temporary ``.partial.zip`` that is renamed
     into place: after a run none is left anywhere in the run folder."""
-    leftovers = [path for path in files_under(resumed["run_dir"]) if ".partial" in path.name]
+    leftovers = [path for path in files_under(resumed.run_dir) if ".partial" in path.name]
     assert leftovers == []
-    assert all(zipfile.is_zipfile(path) for path in resumed["run_dir"].rglob("*.zip"))
-    assert os.path.isfile(resumed["policy"])
+    assert all(zipfile.is_zipfile(path) for path in resumed.run_dir.rglob("*.zip"))
+    assert os.path.isfile(resumed.policy)
 
 
 # --------------------------------------------------------------------------
@@ -687,7 +731,7 @@ def test_learned_policy_plays_the_same_games_on_the_batched_engine(algo: str, tr
     greedy and against random (whose generator is the scalar path's too), in every seat."""
     from agents.evaluation.duplicate import run_pairings
 
-    policy = str(train_policy(algo)["policy"])
+    policy = str(train_policy(algo).policy)
     config = make_config("standard")
     pairs = [(policy, "greedy"), (policy, "random")]
     scalar = run_pairings(config, pairs, 150, seed=4, engine="scalar")

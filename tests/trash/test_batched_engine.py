@@ -628,7 +628,12 @@ print(batched.HAVE_NUMBA, counts["decisions"])
 @pytest.mark.parametrize(
     ("env", "prelude", "have_numba"),
     [
-        ({"NUMBA_DISABLE_JIT": "1"}, "", "True"),
+        pytest.param(  # Numba installed, its JIT off (without Numba this is the case below)
+            {"NUMBA_DISABLE_JIT": "1"},
+            "",
+            "True",
+            marks=pytest.mark.skipif(not batched.HAVE_NUMBA, reason="needs Numba"),
+        ),
         ({}, "sys.modules['numba'] = None  # as if the batched extra were not installed", "False"),
     ],
     ids=["NUMBA_DISABLE_JIT", "no-numba"],

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-import warnings
 
 import numpy as np
 import pytest
-from helpers.aec_play import MAX_STEPS, play
+from helpers.aec_play import MAX_STEPS, named_render_test, play, strict_api_test
 from helpers.decks import stacked_deck
-from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.test import seed_test
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
 
@@ -28,13 +27,6 @@ from trash_env.trash.text import render_table
 
 # --------------------------------------------------------------------------
 # Helpers
-
-# PettingZoo's api_test warns about every Dict observation; these two warnings say
-# nothing about this environment. Every other api_test warning is made an error.
-DICT_OBSERVATION_WARNINGS = (
-    "Observation is not a NumPy array",
-    "Observation space for each agent probably should be",
-)
 
 
 def pettingzoo_stack(preset: str = "standard", **kwargs):
@@ -63,12 +55,6 @@ def advance(env, rng: np.random.Generator, steps: int) -> None:
 
 def illegal_actions(obs) -> list[int]:
     return np.flatnonzero(obs["action_mask"] == 0).tolist()
-
-
-def seed_action_spaces(env) -> None:
-    """Make api_test's action sampling reproducible."""
-    for i, agent in enumerate(env.possible_agents):
-        env.action_space(agent).seed(1000 + i)
 
 
 # --------------------------------------------------------------------------
@@ -102,13 +88,7 @@ def test_pettingzoo_api_test(preset, kwargs):
     """PettingZoo's ``api_test`` passes, with its warnings treated as errors (except the two
     it gives for every Dict observation), on every preset of R11, 2-8 players (R1), matches (R9)
     and with every move asked (R13)."""
-    env = trash_env.env(preset, **kwargs)
-    seed_action_spaces(env)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        for message in DICT_OBSERVATION_WARNINGS:
-            warnings.filterwarnings("ignore", message=message)
-        api_test(env, num_cycles=1000)
+    strict_api_test(trash_env.env(preset, **kwargs))
 
 
 @pytest.mark.parametrize(("preset", "kwargs"), PZ_CASES)
@@ -122,14 +102,7 @@ def test_pettingzoo_seed_test(preset, kwargs):
 def test_pettingzoo_render_test(preset, kwargs):
     """PettingZoo's ``render_test`` for both render modes; each ansi frame also names every agent."""
     agents = trash_env.raw_env(preset, **kwargs).possible_agents
-
-    def env_fn(render_mode=None):
-        env = trash_env.env(preset, render_mode=render_mode, **kwargs)
-        env.reset(seed=0)  # render_test resets without a seed: continue from this one, reproducibly
-        seed_action_spaces(env)
-        return env
-
-    render_test(env_fn, custom_tests={"ansi": lambda text: all(agent in text for agent in agents)})
+    named_render_test(lambda render_mode: trash_env.env(preset, render_mode=render_mode, **kwargs), agents)
 
 
 # --------------------------------------------------------------------------

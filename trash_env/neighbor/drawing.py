@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from trash_env.neighbor import rules as neighbor
 from trash_env.neighbor.rules import NeighborState
+from trash_env.neighbor.text import last_roll
 from trash_env.rendering.svg import COLOURS, GAP, LEFT, TOP, document, new_drawing, rect, seat_name, text
 
 MARKER = 40
@@ -33,12 +34,8 @@ def neighbor_svg(state: NeighborState, names: Sequence[str] | None = None) -> st
         header = f"Help Your Neighbor - turn {state.turn + 1}: {names[state.current]} to act"
         header += f" ({neighbor.PHASE_NAMES[state.phase]})"
     text(drawing, header, 14, 24, 16, font_weight="bold")
-    if state.roll:
-        last = f"last roll: {state.roll} by {names[state.roller]}"
-        if state.roll == neighbor.SEVEN:
-            last += ", a 7: uncover a marker"
-        elif state.helper != neighbor.NOBODY:
-            last += f", covered by {names[state.helper]} (helping a neighbour)"
+    last = last_roll(state, names)
+    if last:
         text(drawing, last, 14, 50, 14)
     if state.privileged != neighbor.NOBODY:
         text(drawing, f"the privilege was last used by {names[state.privileged]}", 14, 72, 13)

@@ -67,10 +67,6 @@ class Solution:
     def full(self) -> int:
         return (1 << len(self.totals)) - 1
 
-    def choose_value(self) -> np.ndarray:
-        """[me, opp]: the value of choosing optimally after a roll (roll again or end)."""
-        return np.maximum(self.value, 1.0 - self.value.T)
-
     def roll_again(self) -> np.ndarray:
         """[me, opp]: True where rolling again is at least as good as ending the turn (ties roll)."""
         return self.value >= 1.0 - self.value.T

@@ -23,12 +23,8 @@ def render_neighbor(state: NeighborState, names: Sequence[str] | None = None) ->
     else:
         header = f"Help Your Neighbor  turn {state.turn + 1}/{state.config.max_turns}"
         header += f"  {names[state.current]} to act ({neighbor.PHASE_NAMES[state.phase]})"
-    if state.roll:
-        last = f"last roll {state.roll} by {names[state.roller]}"
-        if state.roll == neighbor.SEVEN:
-            last += ": a 7 uncovers a marker"
-        elif state.helper != neighbor.NOBODY:
-            last += f", covered by {names[state.helper]} (help your neighbor)"
+    last = last_roll(state, names)
+    if last:
         header += "\n" + last
     totals = "  ".join(f"{t:>2d}" for t in neighbor.TOTALS)
     lines = [header, f"{'':{width}s}  {totals}"]
@@ -37,3 +33,16 @@ def render_neighbor(state: NeighborState, names: Sequence[str] | None = None) ->
         marker = ">" if seat == state.current and not state.over else " "
         lines.append(f"{names[seat]:{width}s}{marker} {cells}  ({state.left[seat]} to cover)")
     return "\n".join(lines)
+
+
+def last_roll(state: NeighborState, names: Sequence[str]) -> str | None:
+    """The last roll, who rolled it and what it did (R12): a 7 uncovers a marker, another total may be
+    covered by a neighbour; None before the first roll. The text view and the drawing both show it."""
+    if not state.roll:
+        return None
+    line = f"last roll {state.roll} by {names[state.roller]}"
+    if state.roll == neighbor.SEVEN:
+        return line + ": a 7 uncovers a marker"
+    if state.helper != neighbor.NOBODY:
+        return line + f", covered by {names[state.helper]} (help your neighbor)"
+    return line

@@ -37,7 +37,7 @@ from trash_env.trash import rules as core
 from trash_env.trash.config import MAX_LAYOUT, RulesConfig
 from trash_env.trash.observation import Observer
 
-# The state of a game is one row of an int32 array (``TrashBatch.state``, [B, WIDTH]): the
+# The state of a game is one row of an int16 array (``TrashBatch.state``, [B, WIDTH]): the
 # scalar fields first, then fixed-size blocks sized for the largest configuration (8 seats,
 # three decks with Jokers), so every offset is a compile-time constant.
 HELD, PHASE, CUR, TURN, HAND, HFIRST, NHW, FLEFT, STOCKN, DISCN, TRUNC, DRAWN, NWIN = range(13)
@@ -1027,20 +1027,6 @@ class TrashBatch:
         state.drawn_hands = int(s[DRAWN])
         state.deck = []
         return state
-
-
-def mix_seeds(*columns: Any) -> np.ndarray:
-    """Nonzero 64-bit generator states from integer columns (splitmix64 of their combination),
-    for seeding many games' generators at once."""
-    with np.errstate(over="ignore"):
-        x = np.zeros(np.broadcast(*columns).shape, np.uint64)
-        for k, column in enumerate(columns):
-            x ^= np.asarray(column).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15 + 2 * k)
-            x += np.uint64(0x9E3779B97F4A7C15)
-            x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-            x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-            x ^= x >> np.uint64(31)
-    return x | np.uint64(1)
 
 
 def _code(name: str, what: str) -> int:

@@ -134,7 +134,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trash_env.aec import TurnBasedEnv, checked_env
+from trash_env.aec import TurnBasedEnv, checked_env, env_metadata
 from trash_env.games import TRASH
 from trash_env.records import make_record
 from trash_env.wrappers import StandardChecks
@@ -150,13 +150,8 @@ def env(
 class raw_env(TurnBasedEnv):
     """The Trash AEC environment without wrappers. See the module docstring."""
 
-    metadata = {
-        "render_modes": ["human", "ansi", "rgb_array"],
-        "name": "trash_v0",
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
     game = TRASH
+    metadata = env_metadata(TRASH)
 
     def _start_episode(self) -> None:
         super()._start_episode()
