@@ -1,31 +1,51 @@
-# Every target sets up what it needs in .venv on first use (python3 with venv and pip required).
+# Every target sets up what it needs in .venv on first use (python3 with venv and pip required), and no
+# more: `make train` the training extras, `make test` what the fast tests need, `make test-all`
+# everything (Ray, the video and benchmark extras too). A later target adds its extras to the same .venv.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
 .PHONY: train demo test test-all docs bench clean
 
-# Where pip looks for torch. Empty: pip's own configuration. `pip install torch==2.13.0` gets the CPU
-# build only where pip has a CPU wheel source (as on this project's machines, a local wheel); from PyPI
-# on Linux it is a CUDA build of several GB. For the CPU build anywhere:
-#   make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# torch, installed before the extras that need it (pyproject.toml asks only torch>=2.13). The default
+# names the tested version because `pip install torch==2.13.0` finds a CPU wheel where pip has a CPU
+# wheel source (as on this project's machines, a local wheel), while a bare `torch` or a range from PyPI
+# on Linux is a CUDA build of several GB. For the CPU build anywhere:
+#   make train TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# and TORCH_SPEC='torch>=2.13' (say) for another version.
+TORCH_SPEC ?= torch==2.13.0
 TORCH_INDEX ?=
 
-$(VENV)/.installed: pyproject.toml
+# The extras each target installs (pyproject.toml's [project.optional-dependencies]).
+EXTRAS_train := train,batched
+EXTRAS_test := dev,train,batched,render,web,docs
+EXTRAS_all := dev,eval,bench,train,batched,rllib,render,video,web,docs
+EXTRAS_docs := docs
+EXTRAS_demo :=
+
+$(VENV)/.created:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	# torch first, from TORCH_INDEX if given, so that the extras below find it installed.
-	$(PY) -m pip install --quiet torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	touch $@
+
+$(VENV)/.torch: $(VENV)/.created
+	$(PY) -m pip install --quiet "$(TORCH_SPEC)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(PY) -c "import torch; print('torch', torch.__version__, '(CUDA build)' if torch.version.cuda else '(CPU build)')"
-	$(PY) -m pip install --quiet -e ".[dev,eval,bench,train,batched,rllib,render,video,web,docs]"
+	touch $@
+
+# .installed-NAME: the package with the extras of EXTRAS_NAME (the core alone for an empty list; torch
+# first where they need it).
+$(VENV)/.installed-train $(VENV)/.installed-test $(VENV)/.installed-all: $(VENV)/.torch
+$(VENV)/.installed-%: pyproject.toml $(VENV)/.created
+	$(PY) -m pip install --quiet -e ".$(if $(EXTRAS_$*),[$(EXTRAS_$*)])"
 	touch $@
 
 ## The main job: train MaskablePPO on a small budget, then print its evaluation table.
-train: $(VENV)/.installed
+train: $(VENV)/.installed-train
 	$(PY) train.py
 
-## Watch a rendered game between random legal players.
-demo: $(VENV)/.installed
+## Watch a game between random legal players, the table printed at every decision.
+demo: $(VENV)/.installed-demo
 	$(VENV)/bin/trash-demo
 
 # pytest's selection for `make test`: everything but the tests marked slow (about 15 s or more each) and
@@ -34,23 +54,23 @@ FAST := not slow and not browser
 
 ## The fast tests (at most 5 minutes on an idle 2-core machine): lint, pytest on both cores without the slow
 ## and browser tests, then the documentation site built with --strict.
-test: $(VENV)/.installed
+test: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -n 2 -m "$(FAST)"
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir $(VENV)/site
 
 ## Every test: the fast ones, the slow ones and the browser ones (Debian's chromium: .ci/run installs it).
-test-all: $(VENV)/.installed
+test-all: $(VENV)/.installed-all
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -n 2
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir $(VENV)/site
 
 ## Serve the documentation site at http://127.0.0.1:8000/ (rebuilt as pages change).
-docs: $(VENV)/.installed
+docs: $(VENV)/.installed-docs
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
 
 ## Speed figures for the README.
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed-all
 	$(PY) benchmarks/bench_env.py
 	$(PY) benchmarks/bench_eval.py
 	$(PY) benchmarks/bench_batched.py

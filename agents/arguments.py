@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from agents.processes import GracefulStop
+from agents.processes import THREADS_HELP, GracefulStop
 from trash_env.games import get_game
 
 USAGE_ERROR = 2  # the exit status of a bad argument (argparse's, and the shell convention)
@@ -124,6 +124,11 @@ def rules_config(
     """The rules configuration every command builds from its flags (``--game``, ``--preset``,
     ``--num-players``, ``--match``, ``--override``): a ValueError naming a bad one."""
     return get_game(game).make_config(preset, **rules_fields(game, num_players, match, overrides, rules))
+
+
+def add_threads_flag(parser: argparse.ArgumentParser) -> None:
+    """``--threads N``: torch, OpenMP and Numba threads (:func:`agents.processes.set_threads`)."""
+    parser.add_argument("--threads", type=int, default=None, metavar="N", help=THREADS_HELP)
 
 
 def add_override_flag(parser: argparse.ArgumentParser) -> None:
@@ -279,7 +284,8 @@ def stoppable_command(
 ) -> int:
     """A training command: the settings from the command line, checked by ``prepare`` (a bad one is
     one line and exit status 2, nothing written), then ``run`` with its log lines on stdout, then the
-    final evaluation's tables. ``run`` returns a :class:`agents.training.runs.TrainResult`, whose
+    final evaluation's table (:func:`agents.evaluation.report.print_final_table`; the whole summary
+    is in the run's ``final_eval.json``). ``run`` returns a :class:`agents.training.runs.TrainResult`, whose
     ``exit_status`` is the command's (0, or 128 + the signal number when a signal stopped it)."""
     settings = parse_dataclass(settings_type, argv, prog, description)
     try:
@@ -292,7 +298,7 @@ def stoppable_command(
     with console_log(), GracefulStop(safe_point) as stop:
         result = run(setup, stop)
     if result.summary is not None:
-        from agents.evaluation.report import final_evaluation_title, print_summary
+        from agents.evaluation.report import final_evaluation_title, print_final_table
 
-        print_summary(result.summary, final_evaluation_title(str(result.policy), settings.final_eval_deals))
+        print_final_table(result.summary, final_evaluation_title(str(result.policy), settings.final_eval_deals))
     return result.exit_status

@@ -50,21 +50,49 @@ def worker_signals() -> None:
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
 
 
+THREADS_HELP = (
+    "threads for torch, OpenMP and Numba (default: OMP_NUM_THREADS when set, else 1: the small networks here run "
+    "fastest on one thread, and more threads fight over the cores with anything else running)"
+)
+
+
+def default_threads() -> int:
+    """The thread count a command uses unless told: ``OMP_NUM_THREADS`` when it is set to a positive
+    integer, else 1."""
+    value = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else 1
+
+
+def set_threads(threads: int | None = None) -> int:
+    """torch, OpenMP and Numba's parallel kernels to ``threads`` threads (None: :func:`default_threads`),
+    for this process and the processes it starts; returns the count. Modules not imported yet read it
+    from the environment when they are.
+
+    Why one by default: torch's default is one thread per core, and for the 128x128 networks trained
+    here the threads spend their time synchronising; with anything else running on the machine they
+    also fight for the cores. ``benchmarks/threads.py`` measures it (docs/speed.md)."""
+    count = default_threads() if threads is None else threads
+    if count < 1:
+        raise ValueError(f"--threads must be at least 1, got {count}")
+    os.environ["OMP_NUM_THREADS"] = str(count)
+    numba = sys.modules.get("numba")
+    if numba is None:
+        os.environ["NUMBA_NUM_THREADS"] = str(count)
+    else:
+        with contextlib.suppress(Exception):  # at most the count Numba was started with
+            numba.set_num_threads(min(count, numba.config.NUMBA_NUM_THREADS))
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(count)
+    return count
+
+
 def one_thread_per_process() -> None:
     """In a worker process that runs beside others (one per core): one thread for torch, OpenMP and
     Numba's parallel kernels. Without it each worker's thread pools (libgomp's spin-waiting threads
     among them) compete with the other workers for the same cores, which made parallel benchmark
     runs several times slower."""
-    os.environ["OMP_NUM_THREADS"] = "1"
-    numba = sys.modules.get("numba")
-    if numba is None:
-        os.environ["NUMBA_NUM_THREADS"] = "1"
-    else:
-        with contextlib.suppress(Exception):
-            numba.set_num_threads(1)
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(1)
+    set_threads(1)
 
 
 def worker_setup() -> None:

@@ -86,7 +86,8 @@ def neighbor_optimal_ladder() -> str:
 
 
 def suite_tasks() -> str:
-    """The benchmark suite's tasks (``agents.bench.tasks``) with their stored anchor scores."""
+    """The benchmark suite's tasks (``agents.bench.tasks``) with their stored anchor scores, then what
+    each tests as a list (one table of both was too wide to read at a laptop's width)."""
     from agents.bench.tasks import TASKS
 
     rows = []
@@ -100,11 +101,11 @@ def suite_tasks() -> str:
                 f"{task.budget:,}",
                 f"`{task.reference}`",
                 f"{anchors['random']:+.3f}",
-                task.tests,
             ]
         )
-    header = ["task", "rules", "trained against", "budget", "reference", "`random` scores", "what it tests"]
-    return table(header, rows)
+    header = ["task", "rules", "trained against", "budget", "reference", "`random` scores"]
+    tests = "\n".join(f"- `{task.name}`: {task.tests}" for task in TASKS.values())
+    return table(header, rows).rstrip("\n") + "\n\nWhat each task tests:\n\n" + tests + "\n"
 
 
 def leaderboard() -> str:

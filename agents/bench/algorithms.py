@@ -128,11 +128,50 @@ SETTINGS: dict[str, dict[str, Any]] = {
     },
     "ppo": {"algo": "ppo", "n_envs": 8, "n_steps": 256, "batch_size": 512, "learning_rate": 3e-4, "ent_coef": 0.0},
     "a2c": {"algo": "a2c", "n_envs": 8, "n_steps": 16, "learning_rate": 7e-4, "ent_coef": 0.0},
-    "dqn": {"algo": "dqn", "n_envs": 4, "batch_size": 256, "learning_rate": 1e-4},
+    "dqn": {
+        "algo": "dqn",
+        "n_envs": 4,
+        "batch_size": 256,
+        "learning_rate": 1e-4,
+        "learning_starts": 2_000,
+        "target_update_interval": 2_000,
+    },
     # 25 quantiles, as the RL Zoo uses on small tasks: sb3-contrib's default of 200 trains ~40x slower on CPU
-    "qrdqn": {"algo": "qrdqn", "n_envs": 4, "batch_size": 256, "learning_rate": 1e-4, "n_quantiles": 25},
+    "qrdqn": {
+        "algo": "qrdqn",
+        "n_envs": 4,
+        "batch_size": 256,
+        "learning_rate": 1e-4,
+        "n_quantiles": 25,
+        "learning_starts": 2_000,
+        "target_update_interval": 2_000,
+    },
 }
 SELF_PLAY_SETTINGS = {"snapshot_every": 20_000, "pool_size": 4}
+ON_POLICY = ("maskable_ppo", "ppo", "a2c")
+UPDATES_AT_LEAST = 4  # what a budget scaled down for a smoke test still trains: this many updates or more
+
+
+def fit_to_budget(settings: dict[str, Any], budget: int) -> dict[str, Any]:
+    """``settings`` (:data:`SETTINGS`, with :data:`SELF_PLAY_SETTINGS` where they apply) for a
+    budget of ``budget`` timesteps: unchanged at every task's full budget, and scaled down where a
+    small ``--budget-fraction`` would leave nothing to learn (at 1% PPO's 8 x 256 rollout is longer
+    than the 1,000-step budget, so no update happened and every curve point was the untrained
+    policy). Then a rollout (on-policy), the random steps before learning and the target network's
+    period (DQN, QR-DQN), and the self-play snapshots fit :data:`UPDATES_AT_LEAST` times in the
+    budget; the minibatch is at most a rollout."""
+    fitted = dict(settings)
+    if fitted["algo"] in ON_POLICY:
+        most = max(1, budget // (UPDATES_AT_LEAST * fitted["n_envs"]))
+        fitted["n_steps"] = min(fitted["n_steps"], most)
+        if "batch_size" in fitted:  # PPO's minibatch: at most a rollout, and at least 2 (SB3)
+            fitted["batch_size"] = max(2, min(fitted["batch_size"], fitted["n_envs"] * fitted["n_steps"]))
+    else:
+        fitted["learning_starts"] = min(fitted["learning_starts"], budget // UPDATES_AT_LEAST)
+        fitted["target_update_interval"] = max(1, min(fitted["target_update_interval"], budget // UPDATES_AT_LEAST))
+    if "snapshot_every" in fitted:
+        fitted["snapshot_every"] = max(1, min(fitted["snapshot_every"], budget // UPDATES_AT_LEAST))
+    return fitted
 
 
 @dataclass
@@ -169,7 +208,7 @@ class SB3Algorithm:
             checkpoint_every=0,
             progress_bar=False,
             tensorboard=False,
-            **{**self.settings, **(SELF_PLAY_SETTINGS if self_play else {})},
+            **fit_to_budget({**self.settings, **(SELF_PLAY_SETTINGS if self_play else {})}, context.budget),
         )
         points = PointCallback(context.eval_points, checkpoint, context.config, task.preset)
         result = training.train(args, callbacks=[points])  # logs its progress, prints nothing: the runner reports

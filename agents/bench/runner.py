@@ -18,7 +18,6 @@ runs whose files exist (:func:`sweep`).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import tempfile
 import time
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.bench.tasks import MAX_TRAINING_SEED, Task, get_task
-from agents.processes import worker_setup
+from agents.processes import set_threads, worker_setup
 from trash_env.files import PARTIAL_MARK, write_json
 
 RESULT_FORMAT = 1
@@ -67,14 +66,14 @@ def evaluate(task: Task, agent: Any, deals: int) -> dict[str, float]:
     return {**point, "normalized": task.normalize(point["score"])}
 
 
-def run_one(task_name: str, algorithm_spec: str, seed: int, results: str, fraction: float = 1.0) -> dict[str, Any]:
-    """Train ``algorithm_spec`` on the task with ``seed`` and write the result file; returns it."""
+def run_one(
+    task_name: str, algorithm_spec: str, seed: int, results: str, fraction: float = 1.0, threads: int = 1
+) -> dict[str, Any]:
+    """Train ``algorithm_spec`` on the task with ``seed`` and write the result file; returns it.
+    ``threads``: torch's, OpenMP's and Numba's (one: runs go side by side, one per core)."""
     from agents.bench.algorithms import TaskContext, as_agent, load_algorithm, make_opponents
 
-    with contextlib.suppress(ImportError):
-        import torch
-
-        torch.set_num_threads(1)  # runs go side by side, one per core
+    set_threads(threads)
     task = get_task(task_name)
     algorithm = load_algorithm(algorithm_spec)
     name = algorithm.name if algorithm_spec in {algorithm.name} else algorithm_spec.replace(":", ".")
@@ -116,10 +115,7 @@ def run_one(task_name: str, algorithm_spec: str, seed: int, results: str, fracti
 
 
 def _ray_run_one(*job: Any) -> dict[str, Any]:
-    """:func:`run_one` as a Ray task: one thread, as in a worker process (Ray runs one task per CPU)."""
-    from agents.processes import one_thread_per_process
-
-    one_thread_per_process()
+    """:func:`run_one` as a Ray task (Ray runs one task per CPU; ``run_one`` sets its threads)."""
     return run_one(*job)
 
 
@@ -147,11 +143,13 @@ def sweep(
     ray_address: str | None = None,
     use_ray: bool = False,
     on_result: Callable[[dict[str, Any]], None] | None = None,
+    threads: int = 1,
 ) -> list[dict[str, Any]]:
     """Every (task, seed) run not finished yet, ``workers`` at a time in worker processes (or as Ray
-    tasks); finished runs are skipped, so a stopped sweep resumes where it stopped."""
+    tasks), each with ``threads`` threads; finished runs are skipped, so a stopped sweep resumes where
+    it stopped."""
     todo, _ = plan(tasks, algorithm, seeds, results)
-    jobs = [(task.name, algorithm, seed, str(results), fraction) for task, seed in todo]
+    jobs = [(task.name, algorithm, seed, str(results), fraction, threads) for task, seed in todo]
     finished: list[dict[str, Any]] = []
 
     def record(result: dict[str, Any]) -> None:

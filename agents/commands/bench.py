@@ -46,6 +46,13 @@ def build_parser() -> ArgumentParser:
     run.add_argument("--workers", type=int, default=1, help="runs at a time, each in its own process")
     run.add_argument("--budget-fraction", type=float, default=1.0, help="scale every budget and evaluation")
     run.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        metavar="N",
+        help="torch, OpenMP and Numba threads per run (default 1: runs go side by side, one per core)",
+    )
+    run.add_argument(
         "--ray", nargs="?", const="", default=None, metavar="ADDRESS", help="run on Ray (local, or ADDRESS)"
     )
     report = commands.add_parser("report", help="tables, plots and a JSON leaderboard from a results folder")
@@ -125,6 +132,7 @@ def run_command(args) -> int:
     at_least("--seeds", args.seeds, 1)
     at_least("--first-seed", args.first_seed, 0)
     at_least("--workers", args.workers, 1)
+    at_least("--threads", args.threads, 1)
     if not 0 < args.budget_fraction <= 1:
         raise ValueError(f"--budget-fraction must be in (0, 1], got {args.budget_fraction}")
     check_output_path("--results", args.results / "x.json")
@@ -133,7 +141,7 @@ def run_command(args) -> int:
         task.reference_scores  # noqa: B018 - refuses a task without stored references, before any work
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     todo, done = plan(tasks, args.algorithm, seeds, args.results)
-    console = Console()
+    console = Console(soft_wrap=True)  # a result line is never folded, in a terminal or piped
     console.print(f"{args.algorithm}: {len(todo)} runs to do, {len(done)} already finished in {args.results}")
     count = [0]
 
@@ -156,6 +164,7 @@ def run_command(args) -> int:
             ray_address=args.ray or None,
             use_ray=args.ray is not None,
             on_result=show,
+            threads=args.threads,
         )
     except KeyboardInterrupt:
         print(f"\n{PROG}: interrupted; {count[0]} runs finished and kept, rerun the command to go on", file=sys.stderr)

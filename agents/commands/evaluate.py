@@ -29,11 +29,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.arguments import ArgumentParser, add_override_flag, at_least, fail, rules_config
+from agents.arguments import ArgumentParser, add_override_flag, add_threads_flag, at_least, fail, rules_config
 from agents.evaluation.duplicate import check_pairings, round_robin, run_tournament
 from agents.evaluation.games import GameResult
 from agents.evaluation.report import plot_ratings, print_summary, write_csv, write_json
 from agents.evaluation.stats import summarize
+from agents.processes import set_threads
 from trash_env import files
 from trash_env.games import GAMES, get_game
 from trash_env.trash.config import PRESETS
@@ -60,6 +61,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--match", action="store_true", help="play matches of hands (R9) instead of single hands (Trash)"
     )
     add_override_flag(parser)
+    add_threads_flag(parser)
     parser.add_argument("--deals", type=int, default=1000, help="deals per pair of agents")
     parser.add_argument("--independent", action="store_true", help="a fresh deck for every game (no duplicate)")
     parser.add_argument("--workers", type=int, default=1, help="processes (2 uses both cores here)")
@@ -137,6 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     played or written), 130 after Ctrl-C (nothing written)."""
     args = parse_args(argv)
     try:
+        set_threads(args.threads)
         config = check_arguments(args)
     except ValueError as error:
         return fail(PROG, error)

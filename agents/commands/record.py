@@ -23,8 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.arguments import ArgumentParser, add_override_flag, at_least, fail, rules_config
+from agents.arguments import ArgumentParser, add_override_flag, add_threads_flag, at_least, fail, rules_config
 from agents.evaluation.duplicate import record_game
+from agents.processes import set_threads
 from agents.registry import make_agent
 from trash_env import files
 from trash_env.games import GAMES, get_game
@@ -42,6 +43,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--num-players", type=int, help="default: one seat per agent named")
     parser.add_argument("--match", action="store_true", help="a match of hands (R9, Trash)")
     add_override_flag(parser)
+    add_threads_flag(parser)
     parser.add_argument("--seed", type=int, default=0, help="the deal (and every later random event)")
     parser.add_argument("--json", type=Path, help="write the game record (JSON) here")
     parser.add_argument("--html", type=Path, help="write a self-contained HTML replay here")
@@ -53,6 +55,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
+        set_threads(args.threads)
         if not (args.json or args.html or args.gif):
             raise ValueError("name at least one output: --json, --html or --gif")
         at_least("--seed", args.seed, 0)

@@ -66,6 +66,39 @@ def print_summary(summary: dict[str, Any], title: str) -> None:
     console.print(seats)
 
 
+FINAL_COLUMNS = ("policy vs", "score difference per deal [95% CI]", "policy's win rate", "baseline's win rate")
+
+
+def final_rows(summary: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """A final evaluation's one table (the training commands' last output, and the docs' tables of
+    it): per baseline, the policy's score difference per deal with its 95% interval and both win
+    rates, from the summary's pairs (policy first)."""
+    return [
+        (
+            row["second"],
+            _interval(row["score_difference"], 4),
+            f"{row['first_win_rate']:.3f}",
+            f"{row['second_win_rate']:.3f}",
+        )
+        for row in summary["pairs"]
+    ]
+
+
+def print_final_table(summary: dict[str, Any], title: str) -> None:
+    """:func:`final_rows` as one table in the terminal (its width never cut when piped)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table()
+    for column in FINAL_COLUMNS:
+        table.add_column(column, justify="left" if column == "policy vs" else "right")
+    for row in final_rows(summary):
+        table.add_row(*row)
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    console.print(title, soft_wrap=True, highlight=False)  # a title line of its own: the name is never cut
+    console.print(table)
+
+
 def final_evaluation_title(policy: str, deals: int) -> str:
     """The title of a final evaluation's tables."""
     return f"{policy} vs baselines, {deals} duplicate deals per baseline"

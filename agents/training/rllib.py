@@ -57,7 +57,7 @@ from agents.arguments import (
     stoppable_command,
 )
 from agents.evaluation.report import write_json
-from agents.processes import GracefulStop
+from agents.processes import GracefulStop, set_threads
 from agents.registry import DEFAULT_BASELINES
 from agents.rllib_policy import RLlibAgent, export_policy
 from agents.training.runs import (
@@ -120,6 +120,8 @@ class Args:
     """Ray cluster address"""
     seed: int = 0
     """seeds the environments, the model and the evaluation"""
+    threads: Annotated[int | None, shown_default("OMP_NUM_THREADS when set, else 1", metavar="N")] = None
+    """threads for torch, OpenMP and Numba; the small networks here train fastest on one"""
     eval_baselines: list[str] = field(default_factory=lambda: list(DEFAULT_BASELINES["trash"]))
     """baselines the exported policy is evaluated against"""
     final_eval_deals: int = 2000
@@ -177,6 +179,8 @@ def build_algorithm(args: Args) -> Any:
 
 def check_settings(args: Args) -> None:
     """A ValueError naming the flag of a setting out of its range."""
+    if args.threads is not None:
+        at_least("--threads", args.threads, 1)
     at_least("--iterations", args.iterations, 1)
     at_least("--checkpoint-every", args.checkpoint_every, 0)
     at_least("--batch-size", args.batch_size, 1)
@@ -308,6 +312,7 @@ def run(setup: Setup, stop: GracefulStop) -> TrainResult:
     algorithm (restored from --resume), the iterations, the exported policy, the final evaluation.
     ``stop`` is asked after every iteration."""
     args, config = setup.args, setup.config
+    set_threads(args.threads)
     run_dir = setup.folder.start(args)
 
     import ray

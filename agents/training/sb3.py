@@ -64,7 +64,7 @@ from agents.evaluation.duplicate import run_pairings
 from agents.evaluation.report import write_json
 from agents.evaluation.stats import pair_summaries
 from agents.learned import LearnedAgent, algorithms, check_compatible, policy_metadata, read_metadata, save_policy
-from agents.processes import GracefulStop, worker_signals
+from agents.processes import GracefulStop, set_threads, worker_signals
 from agents.registry import make_agent
 from agents.training.runs import (
     Overrides,
@@ -130,6 +130,8 @@ class Args:
     """run the n_envs games on the batched engine (TrashVecEnv): Trash only, opponents random/greedy/counter"""
     seed: int = 0
     """seeds the environments, the model and every evaluation"""
+    threads: Annotated[int | None, shown_default("OMP_NUM_THREADS when set, else 1", metavar="N")] = None
+    """threads for torch, OpenMP and Numba; the small networks here train fastest on one"""
     opponents: Annotated[list[str], shown_default(BASELINES_TEXT)] = field(default_factory=list)
     """baseline opponents; each opponent seat draws one per episode"""
     self_play: bool = False
@@ -156,6 +158,10 @@ class Args:
     """hidden layers of the policy (and value) network"""
     n_quantiles: int = 25
     """QR-DQN: quantiles of the return per action (sb3-contrib's 200 trained about 40x slower on CPU)"""
+    learning_starts: int = 2_000
+    """DQN, QR-DQN: timesteps of random play that fill the replay buffer before learning starts"""
+    target_update_interval: int = 2_000
+    """DQN, QR-DQN: timesteps between updates of the target network"""
     eval_every: int = 25_000
     """timesteps between evaluations against the baselines (0: none)"""
     eval_deals: int = 300
@@ -257,10 +263,10 @@ def make_model(args: Args, vec_env: Any, run_dir: Path) -> Any:
             "MlpPolicy",
             vec_env,
             buffer_size=100_000,
-            learning_starts=2_000,
+            learning_starts=args.learning_starts,
             batch_size=args.batch_size,
             exploration_fraction=0.3,
-            target_update_interval=2_000,
+            target_update_interval=args.target_update_interval,
             train_freq=4,
             policy_kwargs={"net_arch": args.net_arch}
             | ({"n_quantiles": args.n_quantiles} if args.algo == "qrdqn" else {}),
@@ -310,7 +316,10 @@ class StopOnSignal(BaseCallback):
 
 class DuplicateEvalCallback(BaseCallback):
     """Every ``every`` timesteps: the current policy against each baseline on duplicate
-    deals; the score difference and its 95% interval go to TensorBoard and the log."""
+    deals; the score difference and its 95% interval go to TensorBoard and the log. A point at or
+    past the run's budget (``total``) is left to the final point of the curve, which the run
+    evaluates once training has stopped (PPO's last rollout overshoots the budget, and the curve
+    had 150,000 and again 151,552)."""
 
     def __init__(
         self,
@@ -321,10 +330,12 @@ class DuplicateEvalCallback(BaseCallback):
         every: int,
         seed: int,
         history: list[dict[str, Any]],
+        total: int | None = None,
     ) -> None:
         super().__init__()
         self.config, self.metadata, self.baselines = config, metadata, baselines
         self.deals, self.every, self.seed, self.history = deals, every, seed, history
+        self.total = total
         self.last = 0
 
     def _on_training_start(self) -> None:
@@ -333,7 +344,8 @@ class DuplicateEvalCallback(BaseCallback):
             self.evaluate()  # the untrained policy: the start of the learning curve
 
     def _on_step(self) -> bool:
-        if self.every and self.num_timesteps - self.last >= self.every:
+        due = self.every and self.num_timesteps - self.last >= self.every
+        if due and (self.total is None or self.num_timesteps < self.total):
             self.last = self.num_timesteps
             self.evaluate()
         return True
@@ -416,6 +428,8 @@ def plot_learning_curve(history: list[dict[str, Any]], baselines: list[str], pat
 
 def check_settings(args: Args) -> None:
     """A ValueError naming the flag of a setting out of its range."""
+    if args.threads is not None:
+        at_least("--threads", args.threads, 1)
     at_least("--total-timesteps", args.total_timesteps, 1)
     at_least("--n-envs", args.n_envs, 1)
     at_least("--seed", args.seed, 0)
@@ -423,6 +437,8 @@ def check_settings(args: Args) -> None:
     at_least("--batch-size", args.batch_size, 1 if args.algo in VALUE_BASED else 2)  # SB3's PPO needs 2
     at_least("--n-epochs", args.n_epochs, 1)
     at_least("--n-quantiles", args.n_quantiles, 1)
+    at_least("--learning-starts", args.learning_starts, 0)
+    at_least("--target-update-interval", args.target_update_interval, 1)
     if not args.learning_rate > 0:
         raise ValueError(f"--learning-rate must be above 0, got {args.learning_rate}")
     if not 0 < args.gamma <= 1:
@@ -590,7 +606,14 @@ def make_callbacks(
     args, config = setup.args, setup.config
     metadata = policy_metadata(model, config, args.preset)
     evaluation = DuplicateEvalCallback(
-        config, metadata, args.eval_baselines, args.eval_deals, args.eval_every, args.seed, training.history
+        config,
+        metadata,
+        args.eval_baselines,
+        args.eval_deals,
+        args.eval_every,
+        args.seed,
+        training.history,
+        total=args.total_timesteps,
     )
     callbacks = [
         StopOnSignal(stop),
@@ -699,6 +722,7 @@ def run(setup: Setup, stop: GracefulStop, callbacks: Sequence[BaseCallback] = ()
     settings, a new model (:func:`build`) or the one to resume (:func:`restore`), the callbacks,
     training, and :func:`finish`. ``stop`` is asked at every step."""
     args = setup.args
+    set_threads(args.threads)
     run_dir = setup.folder.start(args)
     set_random_seed(args.seed)
     training = restore(setup, run_dir) if args.resume is not None else build(setup, run_dir)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import signal
 import subprocess
 import sys
@@ -561,3 +562,43 @@ def test_worker_processes_keep_to_one_thread() -> None:
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.split() == ["1", "1", "False"]
+
+
+def test_each_finished_run_is_one_line_when_piped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``trash-bench run`` prints each finished run on one line, whatever the width (piped output has
+    none: rich used to fold it at 80 columns, ``score -1.0000 [-1.0000,`` then the rest)."""
+    from agents.commands.bench import main
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    try:
+        args = ["run", "--algorithm", "test_suite:FirstLegal", "--tasks", "hyn-4p", "--seeds", "1"]
+        assert main([*args, "--results", str(tmp_path), "--budget-fraction", "0.005"]) == 0
+    finally:
+        sys.path.remove(str(Path(__file__).parent))
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2, lines
+    one_run = r"\[1/1\] hyn-4p seed 0: normalised [+-]\d\.\d{3} \(score [+-]\d\.\d{4} \[.*\]\), \d+ s"
+    assert re.fullmatch(one_run, lines[1])
+
+
+@pytest.mark.parametrize("fraction", [0.01, 0.1, 1.0])
+def test_every_builtin_algorithm_fits_its_budget(fraction: float) -> None:
+    """At every budget fraction a built-in algorithm still learns: its rollout, its random steps
+    before learning, its target-network period and its self-play snapshots each fit at least
+    UPDATES_AT_LEAST times in the budget; at the full budget the settings are the published ones."""
+    from agents.bench.algorithms import ON_POLICY, SELF_PLAY_SETTINGS, SETTINGS, UPDATES_AT_LEAST, fit_to_budget
+
+    for task in TASKS.values():
+        budget = task.scaled_budget(fraction)
+        for name, settings in SETTINGS.items():
+            fitted = fit_to_budget({**settings, **SELF_PLAY_SETTINGS}, budget)
+            if name in ON_POLICY:
+                rollout = fitted["n_envs"] * fitted["n_steps"]
+                assert UPDATES_AT_LEAST * rollout <= budget, (task.name, name)
+                assert 2 <= fitted.get("batch_size", 2) <= rollout
+            else:
+                assert UPDATES_AT_LEAST * fitted["learning_starts"] <= budget, (task.name, name)
+                assert UPDATES_AT_LEAST * fitted["target_update_interval"] <= budget
+            assert UPDATES_AT_LEAST * fitted["snapshot_every"] <= budget
+            if fraction == 1.0:
+                assert fitted == {**settings, **SELF_PLAY_SETTINGS}, (task.name, name)

@@ -163,9 +163,14 @@ def test_train_script_tiny_run_end_to_end(tiny_run: tuple[subprocess.CompletedPr
     assert completed.returncode == 0, completed.stderr[-3000:]
     out = completed.stdout
     assert "[eval @ 1,000 steps, 10 duplicate deals] vs random:" in out
-    assert "vs baselines, 20 duplicate deals per baseline" in out
-    assert "score difference per deal" in out
-    assert "per seat" in out
+    assert f"{run_dir / 'policy.zip'} vs baselines, 20 duplicate deals per baseline" in out  # the name in full
+    final_table = out[out.index("vs baselines, 20 duplicate deals"):]
+    assert "score difference per deal [95% CI]" in final_table and "baseline's win rate" in final_table
+    assert "per seat" not in final_table and "…" not in final_table  # one table (final_eval.json has the rest)
+    assert [line.split()[1] for line in final_table.splitlines() if line.split()[1:2] in (["random"], ["greedy"])] == [
+        "random",
+        "greedy",
+    ]
 
     policy = run_dir / "policy.zip"
     assert zipfile.is_zipfile(policy)
@@ -738,3 +743,11 @@ def test_learned_policy_plays_the_same_games_on_the_batched_engine(algo: str, tr
     on_batch = run_pairings(config, pairs, 150, seed=4, engine="batched")
     assert on_batch == scalar and len(scalar) == 600
     assert run_pairings(config, pairs, 150, seed=4) == scalar  # auto picks the batched engine, same games
+
+
+def test_the_learning_curve_has_one_point_at_the_end(train: ModuleType, tmp_path: Path) -> None:
+    """PPO's last rollout overshoots the budget (600 asked, 640 trained: rollouts of 2 x 64): the
+    periodic evaluation due at 600 is left to the final point, so the curve ends once, at 640, with
+    the saved policy (it had 600 and again 640)."""
+    result = train.train(tiny_args(train, tmp_path, total_timesteps=600, eval_every=300, n_steps=64, batch_size=64))
+    assert [row["timesteps"] for row in result.history] == [0, 300, 640] and result.timesteps == 640

@@ -5,9 +5,9 @@
 |--------------------|-----------------------------------------------------------|
 | Actions            | Discrete                                                  |
 | Parallel API       | No                                                        |
-| Manual Control     | Yes (`trash-play --game help_your_neighbor`)   |
+| Manual Control     | Yes (`trash-play --game help_your_neighbor`)              |
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`              |
-| Agents             | 2 to 8                                                    |
+| Number of agents   | 2 to 8                                                    |
 | Action Shape       | (1,)                                                      |
 | Action Values      | Discrete(12)                                              |
 | Observation Shape  | (15 + 13 n,)  (41 for 2 players)                          |

@@ -5,9 +5,9 @@
 |--------------------|-----------------------------------------------------------|
 | Actions            | Discrete                                                  |
 | Parallel API       | No                                                        |
-| Manual Control     | Yes (`trash-play`)                             |
+| Manual Control     | Yes (`trash-play`)                                        |
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`              |
-| Agents             | 2 to 8                                                    |
+| Number of agents   | 2 to 8                                                    |
 | Action Shape       | (1,)                                                      |
 | Action Values      | Discrete(13)                                              |
 | Observation Shape  | (62 + 44 n,)  (150 for 2 players)                         |
