@@ -1,5 +1,5 @@
 """Play Trash or Help Your Neighbor against the agents, in the terminal or in the browser:
-``trash-play`` (or ``trash-play``).
+``trash-play`` (or ``python -m agents.commands.play``).
 
     trash-play                                   # you (seat 0) against greedy, one standard hand
     trash-play --opponents counter --seat 1      # counter plays first
@@ -34,15 +34,22 @@ the stock is a count (Help Your Neighbor hides nothing; ``##`` is a covered mark
 At each real choice the table and a menu of the legal moves are shown with their
 action numbers (R13, R14); enter a number, or an alias (Trash: ``d`` draw, ``t``
 take the discard, ``x`` discard; Help Your Neighbor: ``r`` roll again, ``e`` end
-the turn), ``?`` or ``h`` (help: show the table and menu again), ``q`` (quit).
-End of input and Ctrl-C also leave the game. Exit codes: 0 after a game or a
-quit, 2 for bad arguments, 130 after Ctrl-C (the web server: 128 + the signal
-that stopped it).
+the turn), ``?``, ``h`` or ``help`` (what the numbers and aliases mean, then the
+table and the menu again), ``q`` (quit).
+
+At the end of a game you are asked whether to play again: ``n`` another hand (or,
+after a match, another match), ``m`` a match of hands (R9), ``o`` one hand (after a
+match), ``q`` quit; Enter plays the same again (Help Your Neighbor: ``n`` or Enter
+another game, ``q`` quit). Each new game is dealt from the next seed (``--seed``,
+then ``--seed`` + 1, ...). End of input and Ctrl-C leave the game at any prompt.
+Exit codes: 0 after a game, a quit or the end of input, 2 for bad arguments, 130
+after Ctrl-C (the web server: 128 + the signal that stopped it).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -52,13 +59,50 @@ from agents.arguments import ArgumentParser, fail
 from agents.base import Agent
 from agents.commands.table import Table, listing
 from agents.registry import DEFAULT_OPPONENT, make_agent
-from trash_env.games import GAMES, TRASH
+from trash_env.games import GAMES, TRASH, game_of
 from trash_env.trash.config import PRESETS
 
 PROG = "trash-play"
 PROMPT = "your move> "
+AGAIN_PROMPT = "play again> "
 HELP_WORDS = ("?", "h", "help")
 QUIT_WORDS = ("q", "quit", "exit")
+ANOTHER, HAND, MATCH = "another", "hand", "match"  # the answers at the end of a game, besides quitting
+AGAIN_WORDS = {  # what may be typed at AGAIN_PROMPT; Enter (an empty line) is ANOTHER
+    **dict.fromkeys(("n", "new", "another", "again", "y", "yes"), ANOTHER),
+    **dict.fromkeys(("o", "one", "hand"), HAND),
+    **dict.fromkeys(("m", "match"), MATCH),
+}
+FINISHED, LEFT, INTERRUPTED = "finished", "left", "interrupted"  # how one game ends, for the loop over games
+
+HOW_TO_ENTER = (
+    "Enter a move's number or its alias; ? (or h, help) shows this help and the moves again; q (or quit, exit)\n"
+    "leaves the game, as do the end of input (Ctrl-D) and Ctrl-C."
+)
+HELP = {  # the text of ? at a move, per game: what the numbers (R13, R14) and the aliases mean
+    "trash": (
+        "help: each move is listed with its action number (RULES.md R13):\n"
+        "   0  draw from the stock (alias d)\n"
+        "   1  take the top card of the discard pile (alias t; R4 says when it may be taken)\n"
+        "   2..11  place the card you hold in slot 0..9: slot 0 is the Ace's place, slot 9 the 10's; the\n"
+        "          face-down card there becomes the card you hold, a wild card there comes back to you (R5, R6)\n"
+        "  12  discard the card you hold, ending your turn (alias x)\n"
+        "Only the legal moves are listed; a move with no choice (forced, R13) is played for you.\n"
+        "The table shows only public information (R2): ## is a face-down card, K* a wild card in a slot,\n"
+        "the stock a count. The rules: RULES.md (R1-R11).\n" + HOW_TO_ENTER
+    ),
+    "help_your_neighbor": (
+        "help: each move is listed with its action number (RULES.md R14):\n"
+        "   0  roll the dice again (alias r)\n"
+        "   1  end the turn (alias e)\n"
+        "   2..11  uncover one of your covered markers after rolling a 7 (R12): 2..6 are the totals\n"
+        "          2..6, 7..11 the totals 8..12 (there is no marker of 7)\n"
+        "Only the legal moves are listed; every turn's first roll is forced (R14) and played for you.\n"
+        "## is a covered marker. A total you have covered already is covered by the next player in seat\n"
+        "order who has it uncovered, and the turn is theirs (help your neighbor). The rules: RULES.md R12.\n"
+        + HOW_TO_ENTER
+    ),
+}
 
 
 def show_choice(table: Table, legal: Sequence[int], out: TextIO) -> None:
@@ -85,7 +129,8 @@ def _hint(text: str, legal: Sequence[int], aliases: dict[str, int]) -> str:
 
 
 def ask_human(table: Table, input_fn: Callable[[str], str], out: TextIO) -> int | None:
-    """The human's move at a real choice; ``None`` to quit. ``EOFError`` from ``input_fn`` propagates."""
+    """The human's move at a real choice; ``None`` to quit. ``EOFError`` from ``input_fn`` propagates.
+    Help (``?``) prints :data:`HELP` for the game, then the table and the menu again."""
     legal = table.legal_actions()
     aliases = table.narrator.aliases
     show_choice(table, legal, out)
@@ -95,6 +140,8 @@ def ask_human(table: Table, input_fn: Callable[[str], str], out: TextIO) -> int 
         if text in QUIT_WORDS:
             return None
         if text in HELP_WORDS:
+            print(file=out)
+            print(HELP[table.game.name], file=out)
             print(file=out)
             show_choice(table, legal, out)
             continue
@@ -114,8 +161,17 @@ def play(
 ) -> int:
     """Play one game (Trash or Help Your Neighbor, by ``config``) with the human in the seat whose
     agent is ``None``; 0 when it ends or on a quit, 130 on Ctrl-C. ``deal`` stacks the first deal
-    (a deck, R3; dice, R12) instead of drawing it from the seed."""
-    out = sys.stdout if out is None else out
+    (a deck, R3; dice, R12) instead of drawing it from the seed. :func:`play_games` plays one game
+    after another, as the command does."""
+    ended = _play_one(config, agents, seed, input_fn, sys.stdout if out is None else out, deal)
+    return 130 if ended == INTERRUPTED else 0
+
+
+def _play_one(
+    config: Any, agents: Sequence[Agent | None], seed: int, input_fn: Callable[[str], str], out: TextIO, deal: Any
+) -> str:
+    """One game, printed to ``out``: :data:`FINISHED` at its end, :data:`LEFT` after a quit or the end
+    of input, :data:`INTERRUPTED` after Ctrl-C."""
     table = Table(config, agents, seed, deal)
     print(table.introduction(), file=out)
     print(table.narrator.legend, file=out)
@@ -129,7 +185,7 @@ def play(
                 action = ask_human(table, input_fn, out)
                 if action is None:
                     print("you left the game.", file=out)
-                    return 0
+                    return LEFT
             else:
                 action = table.automatic_action()
             for line in table.apply(action):
@@ -140,14 +196,99 @@ def play(
                 blank = True
     except EOFError:
         print("\nend of input: you left the game.", file=out)
-        return 0
+        return LEFT
     except KeyboardInterrupt:
         print("\ninterrupted: you left the game.", file=out)
-        return 130
+        return INTERRUPTED
     print(file=out)
     print(table.text(), file=out)
     print(table.result_text(), file=out)
-    return 0
+    return FINISHED
+
+
+def with_match(config: Any, match: bool) -> Any:
+    """``config`` playing a match of hands (R9) or one hand: the same rules otherwise, and the turn
+    limit of the new kind (R7; the play command never sets one of its own)."""
+    return dataclasses.replace(config, match=match, max_turns=None)
+
+
+def again_choices(config: Any) -> dict[str, str]:
+    """What each answer at the end of a game of ``config`` does: key -> description, for the question."""
+    if game_of(config) is not TRASH:
+        return {"n": "another game", "q": "quit"}
+    if config.match:
+        return {"n": "another match", "o": "one hand", "q": "quit"}
+    return {"n": "another hand", "m": "a match of hands (R9)", "q": "quit"}
+
+
+def ask_again(config: Any, input_fn: Callable[[str], str], out: TextIO) -> Any:
+    """At the end of a game: the configuration of the next one (another of the same kind, or a
+    hand or a match of the same rules, R9), or ``None`` to quit. ``EOFError`` and
+    ``KeyboardInterrupt`` from ``input_fn`` propagate."""
+    offered = again_choices(config)
+    question = ", ".join(f"{key} = {what}" for key, what in offered.items())
+    print(f"\nplay again? {question}; Enter: {offered['n']}", file=out)
+    while True:
+        print(AGAIN_PROMPT, end="", file=out, flush=True)
+        text = input_fn("").strip().lower()
+        if text in QUIT_WORDS:
+            return None
+        answer = ANOTHER if not text else AGAIN_WORDS.get(text)
+        if answer == ANOTHER:
+            return config
+        if answer == HAND and "o" in offered:
+            return with_match(config, False)
+        if answer == MATCH and "m" in offered:
+            return with_match(config, True)
+        if text in HELP_WORDS:
+            print(f"the game is over: {question}; Enter: {offered['n']}. The next game is dealt from", file=out)
+            print("the next seed; the end of input (Ctrl-D) and Ctrl-C leave as q does.", file=out)
+            continue
+        keys = listing([f"{key} ({what})" for key, what in offered.items()], "or")
+        print(f"{text!r} is not an answer here: choose {keys}, or Enter for {offered['n']}", file=out)
+
+
+def play_games(
+    config: Any,
+    agents: Sequence[Agent | None],
+    seed: int = 0,
+    input_fn: Callable[[str], str] = input,
+    out: TextIO | None = None,
+    deal: Any = None,
+) -> int:
+    """Play games one after another, as ``trash-play`` does: after each, the human chooses another
+    game, a hand or a match (R9, Trash) or to quit (:func:`ask_again`); game ``k`` (from 1) is
+    dealt from ``seed + k - 1`` (``deal`` stacks the first). 0 after a quit or the end of input,
+    130 after Ctrl-C."""
+    out = sys.stdout if out is None else out
+    number = 1
+    while True:
+        ended = _play_one(config, agents, seed + number - 1, input_fn, out, deal if number == 1 else None)
+        if ended != FINISHED:
+            return 130 if ended == INTERRUPTED else 0
+        while True:
+            try:
+                chosen = ask_again(config, input_fn, out)
+            except EOFError:
+                print("\nend of input: you left the game.", file=out)
+                return 0
+            except KeyboardInterrupt:
+                print("\ninterrupted: you left the game.", file=out)
+                return 130
+            if chosen is None:
+                print("you left the game.", file=out)
+                return 0
+            try:
+                for agent in agents:
+                    if agent is not None:
+                        agent.check_config(chosen)  # a policy trained on hands cannot play a match
+            except ValueError as error:
+                print(f"cannot play that: {error}", file=out)
+                continue
+            break
+        config = chosen
+        number += 1
+        print(f"\n--- game {number} ---", file=out)
 
 
 # --------------------------------------------------------------------------
@@ -237,7 +378,7 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
             missing = f" ({error.name.partition('.')[0]} is not installed)" if error.name else ""
             return fail(PROG, f"--web needs the web extra: pip install 'trash-rl[web]'{missing}")
         return web.serve(config, agents, args.seed, args.host or web.DEFAULT_HOST, args.port or 0, out)
-    return play(config, agents, args.seed, input_fn, out)
+    return play_games(config, agents, args.seed, input_fn, out)
 
 
 if __name__ == "__main__":

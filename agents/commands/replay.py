@@ -2,9 +2,10 @@
 
     trash-replay RECORD.json --html game.html --gif game.gif [--fps 2]
 
-Records come from the environments (``env.unwrapped.record()``) or from evaluation
-(``trash-evaluate A B --save-records DIR``); the pictures are :mod:`trash_env.rendering.media`'s.
-Needs the ``render`` extra.
+Records come from the environments (``env.unwrapped.game_record()``) or from evaluation
+(``trash-evaluate A B --save-records DIR``); the pictures are :mod:`trash_env.rendering.media`'s:
+a frame per decision with the position it was made in (and the policy's probabilities, where the
+record has them), then the end. Needs the ``render`` extra.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers.decks import stacked_deck
-from helpers.play import ALL, HYN, Script, choices, last_menu, lines_in_order, run, unseen_moved
+from helpers.play import ALL, HYN, Script, choices, first_game, last_menu, lines_in_order, run, unseen_moved
 
 from agents.baselines import GreedyAgent
 from agents.commands import play
@@ -54,9 +54,13 @@ def test_invalid_input_gets_a_hint_and_the_prompt_again_then_the_game_is_played_
     assert "your moves:" in prompts[5]
     assert last_menu(prompts[5]) == last_menu(first_menu)
     assert script.calls > 6
-    tail = text.rstrip().splitlines()
+    game = first_game(text)
+    tail = game.rstrip().splitlines()
     assert re.fullmatch(r"result: (.+ wins? the hand|a draw.*); your reward [+-][01]", tail[-1]), tail[-1]
-    assert "-- over:" in text.rsplit("\n\n", 1)[1]  # the final table
+    assert "-- over:" in game.rsplit("\n\n", 1)[1]  # the final table
+    # Then the question after the game, whose end of input leaves cleanly.
+    assert script.questions == 1
+    assert text.rstrip().endswith(play.AGAIN_PROMPT + "\nend of input: you left the game.")
 
 
 def test_aliases_draw_take_and_discard() -> None:
@@ -100,6 +104,131 @@ def test_ctrl_c_leaves_cleanly(game: list[str]) -> None:
     out = io.StringIO()
     assert play.main([*game, "--seed", "0"], input_fn=interrupt, out=out) == 130
     assert out.getvalue().rstrip().endswith("interrupted: you left the game.")
+
+
+@GAMES
+@pytest.mark.parametrize("word", ["?", "h", "help"])
+def test_help_explains_the_numbers_and_aliases_then_shows_the_table_and_menu_again(word: str, game: list[str]) -> None:
+    """``?``, ``h`` and ``help`` print the game's help: its rule section of action numbers (R13 or
+    R14), every alias with its number, how to ask for help and how to quit; then the table and the
+    same menu again, and the prompt. Nothing is played meanwhile."""
+    code, text, script = run([*game, "--seed", "0"], [word, "q"])
+    assert code == 0 and script.calls == 2
+    before, after, last = text.split(play.PROMPT)
+    name = "help_your_neighbor" if game else "trash"
+    help_text = play.HELP[name]
+    table_and_menu = before[before.rindex("\n\n") + 2 :]  # what the first prompt followed
+    assert after == "\n" + help_text + "\n\n" + table_and_menu  # nothing else, nothing played
+    assert last == "you left the game.\n"
+    assert ("RULES.md R14" if game else "RULES.md R13") in help_text
+    for alias, action in play_table.NARRATORS[name].aliases.items():
+        assert re.search(rf"^ +{action}  .*\(alias {alias}[;)]", help_text, re.M), (alias, action)
+    assert "? (or h, help)" in help_text and "q (or quit, exit)" in help_text
+
+
+# --------------------------------------------------------------------------
+# After a game: another hand, a match, or quit
+
+
+def games_played(text: str) -> list[str]:
+    """The text of each game ``trash-play`` printed, from its introduction to its result."""
+    pieces = re.split(r"\n--- game \d+ ---\n", text)
+    return [piece.partition("\nplay again? ")[0] for piece in pieces]
+
+
+def test_after_a_hand_another_hand_then_a_match_each_from_the_next_seed() -> None:
+    """At the end of a hand the player is asked (``n`` another hand, ``m`` a match, ``q`` quit):
+    ``n`` deals game 2 from the next seed, the very game ``--seed 1`` plays; ``m`` then plays a match
+    (R9) of the same rules from seed 2; ``q`` leaves with exit code 0."""
+    code, text, script = run(["--seed", "0"], autoplay=ALL, again=["n", "m", "q"])
+    assert code == 0 and script.questions == 3
+    assert "\nplay again? n = another hand, m = a match of hands (R9), q = quit; Enter: another hand\n" in text
+    first, second, third = games_played(text)
+    assert first == first_game(run(["--seed", "0"], autoplay=ALL)[1])
+    assert second == first_game(run(["--seed", "1"], autoplay=ALL)[1])
+    assert third.startswith("Trash: 2 players, 10-card layouts, Kings wild, a match of hands (R9). ")
+    assert "; seed 2.\n" in third
+    assert re.search(r"^result: .* the match; your reward [+-]1$", third, re.M)
+    assert "\nplay again? n = another match, o = one hand, q = quit; Enter: another match\n" in text
+    assert text.rstrip().endswith(play.AGAIN_PROMPT + "you left the game.")
+
+
+def test_after_a_match_enter_plays_another_match_and_o_one_hand() -> None:
+    """After a match (R9), Enter plays another match from the next seed and ``o`` one hand of the
+    same rules; an answer that is no choice gets a hint, and ``?`` says what the choices are."""
+    config = make_config(layout_size=2, match=True)
+    out = io.StringIO()
+    script = Script(out=out, autoplay=ALL, again=["", "zz", "?", "o"])
+    assert play.play_games(config, [None, GreedyAgent()], seed=5, input_fn=script, out=out) == 0
+    text = out.getvalue()
+    first, second, third = games_played(text)
+    assert "a match of hands (R9)" in first and "; seed 5." in first
+    assert "a match of hands (R9)" in second and "; seed 6." in second
+    assert "2-card layouts, Kings wild, one hand." in third and "; seed 7." in third
+    lines_in_order(
+        text,
+        [
+            play.AGAIN_PROMPT + "'zz' is not an answer here: choose n (another match), o (one hand) or q (quit), "
+            "or Enter for another match",
+            play.AGAIN_PROMPT + "the game is over: n = another match, o = one hand, q = quit; Enter: another match. "
+            "The next game is dealt from",
+        ],
+    )
+    assert script.questions == 5  # after each of the three games, and after the two answers that started none
+    assert text.rstrip().endswith("end of input: you left the game.")
+
+
+def test_help_your_neighbor_offers_another_game() -> None:
+    """Help Your Neighbor has no matches (R12): the question offers another game or quitting, ``m``
+    gets a hint, ``n`` plays game 2 from the next seed; Ctrl-C at the question exits 130."""
+    answers = iter(["m", "n"])
+
+    out = io.StringIO()
+    script = Script(out=out, autoplay=ALL)
+
+    def answer(prompt: str = "") -> str:
+        if out.getvalue().endswith(play.AGAIN_PROMPT):
+            try:
+                return next(answers)
+            except StopIteration:
+                raise KeyboardInterrupt from None
+        return script(prompt)
+
+    assert play.main([*HYN, "--seed", "5"], input_fn=answer, out=out) == 130
+    text = out.getvalue()
+    assert "\nplay again? n = another game, q = quit; Enter: another game\n" in text
+    assert "'m' is not an answer here: choose n (another game) or q (quit), or Enter for another game" in text
+    first, second = games_played(text)
+    assert first == first_game(run([*HYN, "--seed", "5"], autoplay=ALL)[1])
+    assert second == first_game(run([*HYN, "--seed", "6"], autoplay=ALL)[1])
+    assert text.rstrip().endswith("interrupted: you left the game.")
+
+
+class HandsOnly(GreedyAgent):
+    """Greedy, refusing matches as a policy trained on single hands does (``check_config``)."""
+
+    def check_config(self, config: object) -> None:
+        super().check_config(config)
+        if config.match:
+            raise ValueError("policy hands.zip was trained for another configuration (match: trained False)")
+
+
+def test_a_match_the_opponent_cannot_play_is_refused_at_the_question() -> None:
+    """``m`` with an opponent that plays only hands says why and asks again; nothing is dealt."""
+    out = io.StringIO()
+    script = Script(out=out, autoplay=ALL, again=["m", "q"])
+    config = make_config(layout_size=2)
+    assert play.play_games(config, [None, HandsOnly()], seed=0, input_fn=script, out=out) == 0
+    text = out.getvalue()
+    lines_in_order(
+        text,
+        [
+            play.AGAIN_PROMPT + "cannot play that: policy hands.zip was trained for another configuration "
+            "(match: trained False)",
+            play.AGAIN_PROMPT + "you left the game.",
+        ],
+    )
+    assert "--- game 2 ---" not in text
 
 
 # --------------------------------------------------------------------------
@@ -203,10 +332,10 @@ def test_a_whole_match_is_narrated_hand_by_hand() -> None:
 
 def test_a_game_without_choices_is_played_through() -> None:
     """Seven Up (R11) has only forced moves (R13): the game is narrated to its end
-    without a single prompt."""
+    without a single prompt before the question after it."""
     code, text, script = run(["--preset", "seven_up", "--seed", "3"])
     assert code == 0
-    assert script.calls == 0
+    assert script.calls == script.questions == 1
     assert "your moves:" not in text
     assert "result: " in text
 
@@ -310,11 +439,17 @@ def test_bad_arguments_exit_2_with_a_message(argv: list[str], message: str, caps
             ["you roll 11 and cover it", "'x' is not a move", "you roll 5 and cover it"],
             id="help_your_neighbor",
         ),
+        pytest.param(  # no choices (R13): the question after the game, another hand, then the input ends
+            ["--preset", "seven_up", "--seed", "3"],
+            "n\n",
+            ["play again? n = another hand, m = a match of hands (R9), q = quit; Enter: another hand", "seed 4."],
+            id="another-hand-then-end-of-input",
+        ),
     ],
 )
 def test_module_entry_point_with_piped_input(argv: list[str], answers: str, expected: list[str]) -> None:
     """``trash-play`` runs with piped input, in either game: exit code 0, nothing on stderr, the
-    moves and refusals narrated, and ``q`` leaves."""
+    moves and refusals narrated, and ``q`` (or the end of the input) leaves."""
     result = subprocess.run(
         [sys.executable, "-m", "agents.commands.play", *argv],
         input=answers,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import re
 
-from helpers.play import ALL, HYN, Script, last_menu, lines_in_order, run
+from helpers.play import ALL, HYN, Script, first_game, last_menu, lines_in_order, run
 
 from agents.commands import play
 from agents.commands import table as play_table
@@ -32,6 +32,7 @@ def test_a_whole_game_is_played_to_its_end_and_the_rolls_narrated_are_the_games(
         "Help Your Neighbor: 2 players, ten markers each, a turn limit of 1000. You are seat 0 against "
         f"{HEURISTIC}; seed 5.\n"
     )
+    text = first_game(text)
     tail = text.rstrip().splitlines()
     assert re.fullmatch(rf"result: (you win|{re.escape(HEURISTIC)} wins) the game; your reward [+-]1", tail[-1])
     winner = "you" if tail[-1].startswith("result: you") else HEURISTIC

@@ -23,6 +23,7 @@ import time
 import urllib.request
 import warnings
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -321,6 +322,68 @@ def test_a_new_game_takes_no_options(body: Any) -> None:
     assert client.post("/api/new", content=b"", headers=JSON_BODY).json()["state"]["game"] == 2
 
 
+@pytest.mark.parametrize(
+    ("headers", "content"),
+    [({}, b""), ({"content-type": "text/plain"}, b""), (JSON_BODY, b""), (JSON_BODY, b"{}"), (JSON_BODY, b" {} ")],
+    ids=["bare", "empty text/plain", "empty JSON", "{}", "{} with spaces"],
+)
+def test_a_new_game_is_an_empty_post_or_an_empty_object(headers: dict[str, str], content: bytes) -> None:
+    """``POST /api/new`` with no body (and no content type: ``curl -X POST``) starts the next game
+    as ``{}`` does; a body that is not empty must still be sent as JSON (415)."""
+    client = client_for()
+    response = client.post("/api/new", content=content, headers=headers)
+    assert response.status_code == 200, response.text
+    assert response.json()["state"]["game"] == 2 and response.json()["state"]["seed"] == 1
+    refused = client.post("/api/new", content=b"{}", headers={"content-type": "text/plain"})
+    assert refused.status_code == 415
+    assert client.get("/api/state").json()["game"] == 2
+
+
+@pytest.mark.parametrize(("path", "body"), [("/api/new", None), ("/api/move", {"action": "LEGAL"})])
+def test_a_post_from_a_page_of_another_site_is_refused(path: str, body: Any) -> None:
+    """A page of another site can send a bare POST without asking first (CORS), and its browser
+    names its origin: refused (403), nothing changes; the page's own origin is served."""
+    client = client_for()
+    before = client.get("/api/state").json()
+    for origin in ("http://evil.example", "null", "http://testserver:8080"):
+        headers = {**JSON_BODY, "origin": origin}
+        response = send(client, path, body, before, headers) if body else client.post(path, headers=headers)
+        assert response.status_code == 403, (origin, response.text)
+        assert response.json() == {"error": f"a request from the page of another site ({origin}) is refused"}
+        assert client.get("/api/state").json() == before
+    same = {**JSON_BODY, "origin": "http://testserver"}  # the TestClient's own address
+    response = send(client, path, body, before, same) if body else client.post(path, headers=same)
+    assert response.status_code == 200, response.text
+
+
+def test_the_page_comes_with_the_game_as_it_stands() -> None:
+    """``GET /`` writes the game into the page: the title, the table's SVG inside ``#table`` and the
+    state as a JSON data block equal to ``GET /api/state``'s answer, so the first paint is the table
+    and the script needs no request; after a move, the page holds the new state."""
+    client = client_for(["--game", "help_your_neighbor"], deal=[8, 8, 8])
+    for _ in range(2):
+        state = client.get("/api/state").json()
+        page = client.get("/").text
+        assert f'<div id="table" aria-live="polite">{state["svg"]}</div>' in page
+        assert f'<h1 id="title">{state["title"]}</h1>' in page
+        block = re.search(r'<script id="first-state" type="application/json">(.*?)</script>', page, re.S).group(1)
+        assert "<" not in block  # escaped: nothing in the data can end the block
+        assert json.loads(block) == state
+        assert "Loading" not in page and "<!--" + "table-->" not in page
+        post(client, "/api/move", {"action": 0})
+
+
+def test_a_name_with_markup_is_escaped_in_the_page() -> None:
+    """What the server writes into the page is text, never markup: a title or a log line with
+    ``</script>`` or ``<!--state-->`` stays inert (escaped in the title, ``\\u003c`` in the JSON)."""
+    view = {"title": "a <b> & </script> <!--state-->", "svg": "<svg></svg>", "log": ["</script><script>x()"]}
+    page = web.page_with(web.asset("index.html").decode(), view)
+    assert '<h1 id="title">a &lt;b&gt; &amp; &lt;/script&gt; &lt;!--state--&gt;</h1>' in page
+    block = re.search(r'<script id="first-state" type="application/json">(.*?)</script>', page, re.S).group(1)
+    assert json.loads(block) == view
+    assert page.count("</script>") == 2  # app.js's and the data block's own
+
+
 def test_a_move_when_it_is_not_your_turn_is_refused() -> None:
     """The server plays the agents up to the human's next choice before it answers, so a move on
     another seat's turn can only come from a broken client; made to happen, it is refused (409)."""
@@ -371,6 +434,83 @@ def test_requests_must_name_this_server_when_it_listens_on_loopback() -> None:
 
 
 # --------------------------------------------------------------------------
+# The API as docs/play.md documents it
+
+
+def documented_api() -> tuple[str, dict[str, dict[str, str]]]:
+    """docs/play.md's section on the JSON API, and each of its ``###`` objects' fields: field -> type,
+    from the table under the heading."""
+    text = (ROOT / "docs" / "play.md").read_text()
+    api = text.split("\n## The JSON API\n", 1)[1].split("\n## ", 1)[0]
+    objects = {}
+    for heading, body in re.findall(r"^### (.+?)\n(.*?)(?=^### |\Z)", api, re.M | re.S):
+        rows = re.findall(r"^\| `(\w+)` \| ([^|]+) \|", body, re.M)
+        objects[heading] = {field: kind.strip() for field, kind in rows}
+    return api, objects
+
+
+def has_type(value: Any, kind: str) -> bool:
+    """Whether ``value`` is of the documented ``kind`` (``integer``, ``list of strings``, ``object or null`` ...)."""
+    if kind.endswith(" or null") and value is None:
+        return True
+    kind = kind.removesuffix(" or null")
+    if kind.startswith("list"):
+        return isinstance(value, list)
+    checks = {
+        "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+        "string": lambda v: isinstance(v, str),
+        "boolean": lambda v: isinstance(v, bool),
+        "object": lambda v: isinstance(v, dict),
+    }
+    return checks[kind](value)
+
+
+def test_the_documented_replies_are_the_replies() -> None:
+    """docs/play.md lists each reply's fields with their types: they are exactly the fields the
+    replies have (a state during the game and at its end, a legal move, the result, a move's and a
+    new game's answer, a step, an error) and of those types; the move body's fields are the ones the
+    server reads; the routes are the app's; every status the server refuses with is documented."""
+    api, objects = documented_api()
+    client = client_for(["--game", "help_your_neighbor"], deal=[8])
+    playing = client.get("/api/state").json()
+    moved = post(client, "/api/move", {"action": 1, "game": 1, "position": playing["position"]}).json()
+    error = post(client, "/api/move", {"action": 99}).json()
+    over, _, _ = play_out(client, np.random.default_rng(0))
+    new = client.post("/api/new").json()
+    samples = {
+        "The state": [playing, over, moved["state"], new["state"]],
+        "A legal move": playing["legal"],
+        "The result": [over["result"]],
+        "The answer of a move or a new game": [moved, new],
+        "A step": moved["steps"] + new["steps"],
+        "An error": [error],
+    }
+    assert set(objects) == {*samples, "A move"}
+    for heading, replies in samples.items():
+        documented = objects[heading]
+        assert replies, heading
+        for reply in replies:
+            assert list(reply) == list(documented), heading  # the same fields, in the same order
+            for field, kind in documented.items():
+                assert has_type(reply[field], kind), (heading, field, kind, reply[field])
+    assert tuple(objects["A move"]) == web.MOVE_FIELDS
+    # The routes: the table's, the app's (its static files aside).
+    routes = set(re.findall(r"^\| `(GET|POST) (/[a-z/]*)` \|", api, re.M))
+    served = {
+        (method, route.path)
+        for route in client.app.routes
+        for method in route.methods - {"HEAD"}
+        if not route.path.startswith("/static/")
+    }
+    assert routes == served
+    # Every status of a refusal: the server's ApiErrors, and the 404 and 405 of unknown paths and methods.
+    statuses = {int(code) for code in re.findall(r"^\| (\d{3}) \|", api, re.M)}
+    raised = {int(code) for code in re.findall(r"ApiError\((\d{3})", Path(web.__file__).read_text())}
+    assert statuses == raised | {404, 405}
+
+
+# --------------------------------------------------------------------------
 # The page's assets
 
 
@@ -388,9 +528,12 @@ def test_the_assets_are_served_with_their_content_types_and_nothing_from_elsewhe
         assert response.headers["x-content-type-options"] == "nosniff"
         assert "default-src 'none'" in response.headers["content-security-policy"]
         texts[path] = response.text
-        assert "http://" not in response.text and "https://" not in response.text, path
-        assert "//" not in re.sub(r"^\s*//.*$|/\*.*?\*/", "", response.text, flags=re.M | re.S), path
+        # The page is its template with the game written in: the template's text is checked.
+        text = web.asset("index.html").decode() if path == "/" else response.text
+        assert "http://" not in text and "https://" not in text, path
+        assert "//" not in re.sub(r"^\s*//.*$|/\*.*?\*/|<!--.*?-->", "", text, flags=re.M | re.S), path
     page = texts["/"]
+    assert set(re.findall(r"https?://[^\"\\ ]+", page)) <= SVG_NAMESPACES  # the inlined table's
     for reference in re.findall(r'(?:src|href)="([^"]*)"', page):
         assert reference.startswith("/static/") or reference.startswith("data:"), reference
     for selector in ('id="table"', 'id="moves"', 'id="result"', 'id="new-game"', 'id="log"'):
@@ -654,6 +797,55 @@ def test_whole_games_in_the_browser(browser: Any, argv: list[str], query: str) -
         context.close()
     assert problems == []
     assert requests and all(request.startswith(url) for request in requests), requests
+
+
+FELT = (0x1F, 0x6F, 0x43)  # svg.COLOURS["table"], the table's green
+
+
+def felt_share(png: bytes) -> float:
+    """The share of a screenshot's pixels that are the table's green."""
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as picture:
+        pixels = np.asarray(picture.convert("RGB")).reshape(-1, 3)
+    return float(np.all(pixels == FELT, axis=1).mean())
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("game", ["trash", "help_your_neighbor"])
+def test_the_first_paint_is_the_table(browser: Any, game: str, tmp_path: Any) -> None:
+    """The page comes with the game: with no script at all the table is on the page and in a
+    screenshot taken at load (most of the board's pixels are the table's green; nothing says
+    "Loading"); with the script, at DOMContentLoaded and with every API request refused, the table,
+    the title and the move buttons are there and no request to the API was made."""
+    with serving(["--game", game]) as url:
+        context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 800})
+        page = context.new_page()
+        page.goto(url, wait_until="domcontentloaded")
+        assert page.locator("#table svg").count() == 1
+        assert page.locator("#title").inner_text().startswith(("Trash: ", "Help Your Neighbor: "))
+        assert "Loading" not in page.locator("body").inner_text()
+        page.screenshot(path=str(tmp_path / f"first-paint-{game}.png"))  # to look at, when it fails
+        board = page.locator("#board").screenshot()  # without the table: the page's paper colour only
+        assert felt_share(board) > 0.5, felt_share(board)
+        context.close()
+
+        page = browser.new_page()
+        asked: list[str] = []
+
+        def refuse(route: Any) -> None:
+            asked.append(route.request.url)
+            route.abort()
+
+        page.route("**/api/**", refuse)
+        page.goto(url + "?delay=0", wait_until="domcontentloaded")
+        assert page.locator("#table svg").count() == 1
+        assert page.locator("#table svg").get_attribute("aria-label") == "the table"
+        assert page.evaluate("document.body.dataset.state") == "your-turn"
+        assert page.locator("#moves button[data-action]").count() >= 2
+        assert page.locator("#status").inner_text() == "Your move:"
+        assert asked == []
+        page.close()
 
 
 @pytest.mark.browser

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -181,9 +183,9 @@ def page_frames(page: str) -> list[dict]:
 @pytest.mark.slow
 @pytest.mark.parametrize("module", [trash_v0, help_your_neighbor_v0])
 def test_a_replay_holds_every_move_of_its_record(tmp_path, module) -> None:
-    """The HTML replay and the GIF of a recorded game: one frame for the start and one per action of the
-    record (forced moves included, and marked: R13, R14), each move named with its mover; the HTML is
-    one file with no external resource."""
+    """The HTML replay and the GIF of a recorded game: one frame before each action of the record
+    (forced moves included, and marked: R13, R14), each move named with its mover, and one for the
+    end; the HTML is one file with no external resource."""
     pytest.importorskip("resvg_py")
     import json
 
@@ -199,12 +201,15 @@ def test_a_replay_holds_every_move_of_its_record(tmp_path, module) -> None:
     page = html.read_text()
     frames = page_frames(page)
     assert len(frames) == len(record["actions"]) + 1
-    assert sum(not f["forced"] for f in frames[1:]) == choices  # every other move was forced
+    assert sum(not f["forced"] for f in frames[:-1]) == choices  # every other move was forced
     game = game_of(module.env().unwrapped.config)
-    for i, (frame, action) in enumerate(zip(frames[1:], record["actions"], strict=True)):
+    for i, (frame, action) in enumerate(zip(frames[:-1], record["actions"], strict=True)):
         assert frame["label"].startswith(f"move {i + 1}: player_")
-        assert game.action_name(action) in frame["label"]
+        assert frame["action"] == game.action_name(action) and frame["action"] in frame["label"]
         assert frame["label"].endswith("(forced)") == frame["forced"]
+        assert frame["after"] == ("the start" if i == 0 else "after " + frames[i - 1]["label"])
+    assert frames[-1]["label"].startswith("end: ") and frames[-1]["action"] is None
+    assert frames[-1]["after"] == "after " + frames[-2]["label"]
     assert "http" not in page.replace("http://www.w3.org", "")
     with Image.open(gif) as picture:  # Pillow merges equal consecutive frames, adding their durations
         durations = []
@@ -212,6 +217,120 @@ def test_a_replay_holds_every_move_of_its_record(tmp_path, module) -> None:
             picture.seek(k)
             durations.append(picture.info["duration"])
     assert sum(durations) == len(frames) * 500  # 2 positions a second
+
+
+def positions(record: dict) -> list:
+    """A copy of the state before each action of ``record``, then the final state."""
+    from trash_env.records import replay
+
+    found = []
+    replay(record, lambda state, index, action: found.append(copy.deepcopy(state)))
+    assert len(found) == len(record["actions"]) + 1
+    return found
+
+
+@pytest.mark.parametrize("module", [trash_v0, help_your_neighbor_v0])
+def test_each_decision_is_shown_with_the_position_it_was_made_in(module) -> None:
+    """A replay frame is a decision and the position it was made in: its picture is that position,
+    the probabilities are over the legal actions there (a record with probabilities: one per
+    real choice, as a learned policy's, each the uniform distribution), the action played is one of
+    them, and the next frame shows its result. The last frame is the end, with the winners."""
+    pytest.importorskip("drawsvg")
+    from trash_env.games import game_of
+    from trash_env.rendering.media import frames
+
+    record, _ = random_record(module, 5, num_players=2)
+    states = positions(record)
+    game = game_of(states[0].config)
+    record["players"] = ["random", "/home/someone/policies/a_policy_with_a_long_name_indeed.zip"]
+    record["probabilities"] = [
+        None
+        if game.forced_action(state) != -1
+        else {str(a): 1 / len(game.legal_actions(state)) for a in game.legal_actions(state)}
+        for state in states[:-1]
+    ]
+    names = ["player_0 (random)", "player_1 (a_policy_with_a_long_name_indeed)"]
+    shown = frames(record)
+    assert len(shown) == len(states)
+    for frame, state, action in zip(shown, states, [*record["actions"], None], strict=True):
+        assert frame.svg == game.draw(state, names)  # the position, names in full
+        if action is None:
+            break
+        legal = game.legal_actions(state)
+        assert frame.forced == (len(legal) == 1)
+        assert frame.action == game.action_name(action)
+        assert frame.label.startswith(f"move {states.index(state) + 1}: {names[state.current]}: ")
+        if frame.forced:
+            assert frame.probabilities is None
+        else:
+            assert sorted(name for name, _ in frame.probabilities) == sorted(game.action_name(a) for a in legal)
+            assert frame.action in dict(frame.probabilities)
+    winners = ", ".join(names[seat] for seat in states[-1].winners)
+    assert shown[-1].label == (f"end: won by {winners}" if winners else "end: a draw")
+    assert shown[-1].probabilities is None and shown[-1].action is None
+
+
+def test_the_replay_names_players_in_full_and_policies_by_their_files() -> None:
+    """The header names a policy by its file's name, not the path it was loaded from; the table and
+    the moves name every player in full (a policy by its file's stem), never cut."""
+    pytest.importorskip("drawsvg")
+    from trash_env.rendering import media
+
+    record, _ = random_record(trash_v0, 1, num_players=3)
+    record["players"] = ["search:samples=8", "/abs/path/policies/standard_2p_maskable_ppo.zip", "runs/x/rllib_policy"]
+    page = media.replay_html(record)
+    assert (
+        "players: player_0 search:samples=8, player_1 standard_2p_maskable_ppo.zip, player_2 rllib_policy;" not in page
+    )
+    assert "players: player_0 search:samples=8, player_1 standard_2p_maskable_ppo.zip, player_2 rllib_policy" in page
+    assert "/abs/path" not in page and "runs/x" not in page
+    labels = " ".join(frame.label for frame in media.frames(record))
+    assert "player_1 (standard_2p_maskable_ppo)" in labels and "~" not in labels
+    assert media.short_name("policies/help_your_neighbor_2p_maskable_ppo.zip") == "help_your_neighbor_2p_maskable_ppo"
+    assert media.short_name("C:\\policies\\p.zip") == "p" and media.file_name("C:\\policies\\p.zip") == "p.zip"
+    assert media.short_name("counter") == media.file_name("counter") == "counter"
+
+
+@pytest.mark.slow
+def test_a_recorded_policys_probabilities_are_shown_at_its_own_decisions(tmp_path) -> None:
+    """``trash-record`` with the shipped policy: every frame with probabilities is the policy's
+    decision, its probabilities are over the legal actions of the position drawn (a King held:
+    the slots it may go on, not the card it turned up), and they sum to one."""
+    pytest.importorskip("resvg_py")
+    import json
+
+    from agents.commands.record import main
+    from trash_env.games import TRASH
+
+    policy = str(Path(__file__).resolve().parents[2] / "policies" / "standard_2p_maskable_ppo.zip")
+    assert (
+        main(
+            [
+                "greedy",
+                policy,
+                "--seed",
+                "3",
+                "--json",
+                str(tmp_path / "game.json"),
+                "--html",
+                str(tmp_path / "game.html"),
+            ]
+        )
+        == 0
+    )
+    record = json.loads((tmp_path / "game.json").read_text())
+    states = positions(record)
+    frames = page_frames((tmp_path / "game.html").read_text())
+    decided = [k for k, frame in enumerate(frames) if frame["probabilities"]]
+    assert decided
+    for k in decided:
+        state, frame = states[k], frames[k]
+        assert frame["label"].startswith(f"move {k + 1}: player_1 (standard_2p_maskable_ppo): ")
+        assert sorted(name for name, _ in frame["probabilities"]) == sorted(
+            TRASH.action_name(a) for a in TRASH.legal_actions(state)
+        )
+        assert abs(sum(p for _, p in frame["probabilities"]) - 1) < 1e-3
+    assert "players: player_0 greedy, player_1 standard_2p_maskable_ppo.zip" in (tmp_path / "game.html").read_text()
 
 
 def test_record_writes_a_game_and_its_pictures(tmp_path) -> None:

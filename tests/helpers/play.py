@@ -24,19 +24,34 @@ HYN = ["--game", "help_your_neighbor"]  # the arguments that choose Help Your Ne
 
 class Script:
     """A fake ``input_fn``: gives ``answers`` in order, then ``autoplay`` times the lowest
-    legal action of the last menu printed to ``out``, then raises EOFError.
+    legal action of the last menu printed to ``out``, then raises EOFError. At the question after a
+    game (``play.AGAIN_PROMPT`` printed last to ``out``) it gives the next of ``again`` instead, or
+    raises EOFError when they are used up.
 
     The answer ``"ILLEGAL"`` is replaced by the lowest action number missing from the last menu.
     """
 
-    def __init__(self, answers: Sequence[str] = (), out: io.StringIO | None = None, autoplay: int = 0) -> None:
+    def __init__(
+        self,
+        answers: Sequence[str] = (),
+        out: io.StringIO | None = None,
+        autoplay: int = 0,
+        again: Sequence[str] = (),
+    ) -> None:
         self.answers = list(answers)
         self.out = out
         self.autoplay = autoplay
+        self.again = list(again)
         self.calls = 0
+        self.questions = 0  # how often the question after a game was asked
 
     def __call__(self, prompt: str = "") -> str:
         self.calls += 1
+        if self.out is not None and self.out.getvalue().endswith(play.AGAIN_PROMPT):
+            self.questions += 1
+            if self.again:
+                return self.again.pop(0)
+            raise EOFError
         if self.answers:
             answer = self.answers.pop(0)
             if answer == "ILLEGAL":
@@ -61,11 +76,22 @@ def last_menu(text: str) -> list[int]:
     return actions
 
 
-def run(argv: Sequence[str], answers: Sequence[str] = (), autoplay: int = 0) -> tuple[int, str, Script]:
+def run(
+    argv: Sequence[str], answers: Sequence[str] = (), autoplay: int = 0, again: Sequence[str] = ()
+) -> tuple[int, str, Script]:
+    """``trash-play ARGV`` (``play.main``) with a :class:`Script` as its input: the exit code, all it
+    printed, and the script."""
     out = io.StringIO()
-    script = Script(answers, out, autoplay)
+    script = Script(answers, out, autoplay, again)
     code = play.main(list(argv), input_fn=script, out=out)
     return code, out.getvalue(), script
+
+
+def first_game(text: str) -> str:
+    """What ``trash-play`` printed up to the question after its first game (which must be there)."""
+    game, question, _ = text.partition("\nplay again? ")
+    assert question, f"no question after the game:\n{text}"
+    return game
 
 
 def lines_in_order(text: str, expected: Sequence[str]) -> None:

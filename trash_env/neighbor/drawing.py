@@ -33,12 +33,12 @@ def neighbor_svg(state: NeighborState, names: Sequence[str] | None = None) -> st
     else:
         header = f"Help Your Neighbor - turn {state.turn + 1}: {names[state.current]} to act"
         header += f" ({neighbor.PHASE_NAMES[state.phase]})"
-    text(drawing, header, 14, 24, 16, font_weight="bold")
+    text(drawing, header, 14, 24, 16, width - 28, font_weight="bold")
     last = last_roll(state, names)
     if last:
-        text(drawing, last, 14, 50, 14)
+        text(drawing, last, 14, 50, 14, width - 28)
     if state.privileged != neighbor.NOBODY:
-        text(drawing, f"the privilege was last used by {names[state.privileged]}", 14, 72, 13)
+        text(drawing, f"the privilege was last used by {names[state.privileged]}", 14, 72, 13, width - 28)
     for seat in range(n):
         y = TOP + seat * (MARKER + 22)
         turn = seat == state.current and not state.over

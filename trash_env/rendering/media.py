@@ -2,11 +2,14 @@
 
     trash-replay RECORD.json --html game.html --gif game.gif [--fps 2]   # the command: agents.commands.replay
 
-Records come from the environments (``env.unwrapped.record()``) or from evaluation
-(``trash-evaluate A B --save-records DIR``). The HTML file holds every frame inline (no
-network: it opens offline) with step, play/pause and a slider; it names each move and who made it,
-marks forced moves (R13, R14), and for learned agents lists the probability their policy gave each
-legal action, where the record has them. Needs the ``render`` extra.
+Records come from the environments (``env.unwrapped.game_record()``) or from evaluation
+(``trash-evaluate A B --save-records DIR``). There is one frame per position: the start, the
+position before each move, and the end. Each frame shows a decision with the position it was made
+in: who moved and what they played, marked when forced (R13, R14), and for learned agents the
+probability their policy gave each legal action, where the record has them; the next frame shows
+its result, and the last the end of the game. The HTML file holds every frame inline (no network:
+it opens offline) with step, play/pause and a slider. Players are named in full, a policy by its
+file's name. Needs the ``render`` extra.
 """
 
 from __future__ import annotations
@@ -23,48 +26,80 @@ from trash_env.records import NEIGHBOR_GAME_NAME, replay
 
 @dataclass
 class Frame:
-    """One position of a replay: the move that led to it and the table after it."""
+    """One position of a replay and the decision made in it (none in the last frame, the end)."""
 
-    label: str  # "start" or "move 12: player_1 (greedy) draws from the stock"
-    svg: str
-    forced: bool = False
-    probabilities: list[tuple[str, float]] | None = None  # (action name, probability), the acting policy's
+    label: str  # "move 12: player_1 (greedy): draw from the stock", or at the end "end: won by player_1 (greedy)"
+    svg: str  # the position the decision is made in (the last frame: the end)
+    forced: bool = False  # whether the decision is forced (R13, R14)
+    probabilities: list[tuple[str, float]] | None = None  # (action name, probability), the deciding policy's
+    after: str = ""  # what led to the position: "the start", or "after move 11: player_0 (random): discard"
+    action: str | None = None  # the name of the action played here (one of ``probabilities``), None at the end
+
+
+def is_file_name(name: str) -> bool:
+    """Whether a player's name (an agent spec) is a policy file or folder rather than an agent's name."""
+    return "/" in name or "\\" in name or name.endswith((".zip", ".json"))
 
 
 def short_name(name: str) -> str:
-    """A player's name short enough for the table: a policy file's stem, at most 14 characters."""
-    stem = Path(name).stem if ("/" in name or name.endswith((".zip", ".json"))) else name
-    return stem if len(stem) <= 14 else stem[:13] + "~"
+    """A player's name for the table: a policy file's stem (``standard_2p_maskable_ppo``), any other
+    name as it is. Never cut: the whole name is shown."""
+    return Path(name.replace("\\", "/")).stem if is_file_name(name) else name
+
+
+def file_name(name: str) -> str:
+    """A player's name for the replay's header: a policy by its file's name
+    (``standard_2p_maskable_ppo.zip``, not the path it was loaded from), any other name as it is."""
+    return Path(name.replace("\\", "/")).name if is_file_name(name) else name
+
+
+def seat_names(record: dict[str, Any], num_players: int) -> list[str]:
+    """``player_i (name)`` per seat from the record's ``players`` (:func:`short_name`), or
+    ``player_i`` when the record names none."""
+    seats = [f"player_{seat}" for seat in range(num_players)]
+    players = record.get("players")
+    if isinstance(players, list) and len(players) == num_players:
+        return [f"{seat} ({short_name(str(p))})" for seat, p in zip(seats, players, strict=True)]
+    return seats
+
+
+def _ending(state: Any, names: list[str]) -> str:
+    if not state.over:
+        return "end of the record: the game goes on"
+    if state.winners:
+        return "end: won by " + ", ".join(names[seat] for seat in state.winners)
+    return "end: a draw at the turn limit" if state.truncated else "end: a draw"
 
 
 def frames(record: dict[str, Any]) -> list[Frame]:
-    """The start and the position after every action of ``record``, each with its move named."""
+    """One frame per position of ``record``: the position before each of its actions with that
+    decision (its mover, its action, whether it was forced, its probabilities), then the end."""
     game: Game = NEIGHBOR if isinstance(record, dict) and record.get("game") == NEIGHBOR_GAME_NAME else TRASH
-    players = record.get("players") if isinstance(record, dict) else None
-    probabilities = record.get("probabilities") or []
-    out: list[Frame] = []
+    probabilities = (record.get("probabilities") or []) if isinstance(record, dict) else []
+    positions: list[tuple[str, int, bool]] = []  # (svg, who acts, whether their move is forced) per position
     names: list[str] = []
-    mover, forced = [0], [False]  # who acts next, and whether that move is forced (R13, R14)
 
     def on_step(state: Any, index: int, action: int) -> None:
         if index < 0:
-            seats = [f"player_{seat}" for seat in range(state.num_players)]
-            if isinstance(players, list) and len(players) == state.num_players:
-                seats = [f"{seat} ({short_name(str(p))})" for seat, p in zip(seats, players, strict=True)]
-            names.extend(seats)
-            out.append(Frame("start", game.draw(state, names)))
-        else:
-            was_forced = forced[0]
-            chances = probabilities[index] if index < len(probabilities) else None
-            shown = None
-            if isinstance(chances, dict):
-                ranked = sorted(chances.items(), key=lambda item: -float(item[1]))
-                shown = [(game.action_name(int(a)), float(p)) for a, p in ranked]
-            label = f"move {index + 1}: {names[mover[0]]} {game.action_name(action)}"
-            out.append(Frame(label + (" (forced)" if was_forced else ""), game.draw(state, names), was_forced, shown))
-        mover[0], forced[0] = state.current, not state.over and game.forced_action(state) != -1
+            names.extend(seat_names(record, state.num_players))
+        forced = not state.over and game.forced_action(state) != -1
+        positions.append((game.draw(state, names), state.current, forced))
 
-    replay(record, on_step)
+    final = replay(record, on_step)
+    out: list[Frame] = []
+    after = "the start"
+    for index, action in enumerate(record["actions"]):
+        svg, mover, forced = positions[index]
+        move = f"move {index + 1}: {names[mover]}: {game.action_name(action)}"
+        chances = probabilities[index] if index < len(probabilities) else None
+        shown = None
+        if isinstance(chances, dict):
+            ranked = sorted(chances.items(), key=lambda item: -float(item[1]))
+            shown = [(game.action_name(int(a)), float(p)) for a, p in ranked]
+        label = move + (" (forced)" if forced else "")
+        out.append(Frame(label, svg, forced, shown, after, game.action_name(action)))
+        after = "after " + label
+    out.append(Frame(_ending(final, names), positions[-1][0], after=after))
     return out
 
 
@@ -87,12 +122,15 @@ PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
 <style>
 body{{font-family:sans-serif;background:#f4f4ee;margin:16px;color:#1b1b1b}}
+#after{{margin:8px 0;color:#555}}
 #move{{margin:8px 0;font-weight:bold}} #move.forced{{color:#777;font-style:italic}}
 #controls{{margin:8px 0}} #probabilities td{{padding:0 8px}} #probabilities .bar{{background:#1f6f43;height:10px}}
+#probabilities tr.played td{{font-weight:bold}}
 </style>
 </head><body>
 <h1>{title}</h1>
 <p>{subtitle}</p>
+<div id="after"></div>
 <div id="table"></div>
 <div id="move"></div>
 <div id="controls">
@@ -106,17 +144,20 @@ body{{font-family:sans-serif;background:#f4f4ee;margin:16px;color:#1b1b1b}}
 const frames = {frames};
 let i = 0, timer = null;
 const byId = id => document.getElementById(id);
+const escaped = text => text.replace(/[&<>"]/g, c => ({{"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}})[c]);
 function show(k) {{
   i = Math.max(0, Math.min(frames.length - 1, k));
   const f = frames[i];
+  byId("after").textContent = f.after;
   byId("table").innerHTML = f.svg;
-  byId("move").textContent = `${{i}} / ${{frames.length - 1}}: ${{f.label}}`;
+  byId("move").textContent = `${{i + 1}} / ${{frames.length}}: ${{f.label}}`;
   byId("move").className = f.forced ? "forced" : "";
   byId("slider").value = i;
   const rows = (f.probabilities || []).map(([name, p]) =>
-    `<tr><td>${{name}}</td><td>${{(100 * p).toFixed(1)}}%</td>` +
-    `<td><div class="bar" style="width:${{Math.round(200 * p)}}px"></div></td></tr>`);
-  byId("probabilities").innerHTML = rows.length ? "<tr><th colspan=3>the policy's probabilities</th></tr>" +
+    `<tr${{name === f.action ? ' class="played"' : ""}}><td>${{escaped(name)}}</td>` +
+    `<td>${{(100 * p).toFixed(1)}}%</td><td><div class="bar" style="width:${{Math.round(200 * p)}}px"></div></td>` +
+    `<td>${{name === f.action ? "played" : ""}}</td></tr>`);
+  byId("probabilities").innerHTML = rows.length ? "<tr><th colspan=4>the policy's probabilities here</th></tr>" +
     rows.join("") : "";
 }}
 function step() {{
@@ -147,7 +188,8 @@ def replay_html(record: dict[str, Any], fps: float = 2.0, shown: list[Frame] | N
     game = record.get("game", "game")
     subtitle = f"{len(shown) - 1} moves, {sum(frame.forced for frame in shown)} of them forced"
     if record.get("players"):
-        subtitle += "; players: " + ", ".join(f"player_{s} {p}" for s, p in enumerate(record["players"]))
+        players = ", ".join(f"player_{s} {file_name(str(p))}" for s, p in enumerate(record["players"]))
+        subtitle += f"; players: {players}"
     data = json.dumps([asdict(frame) for frame in shown]).replace("</", "<\\/")  # no "</script>" inside
     return PAGE.format(
         title=html.escape(f"{game} replay"),

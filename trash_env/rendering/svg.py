@@ -6,6 +6,7 @@ from it (:mod:`trash_env.rendering.image`, :mod:`trash_env.rendering.media`)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from trash_env.rendering import missing_extra
@@ -49,11 +50,34 @@ def rect(drawing: Any, x: float, y: float, w: float, h: float, **style: Any) -> 
     drawing.append(drawsvg.Rectangle(x, y, w, h, **style))
 
 
-def text(drawing: Any, text: str, x: float, y: float, size: int = 14, **extra: Any) -> None:
+ADVANCE = 0.62  # DejaVu Sans: about this many font sizes per character, bold included (a little generous)
+NAME_WIDTH = LEFT - 14 - 8  # the names' column, less a margin before the rows
+
+
+def fits(text: str, size: int, width: float) -> bool:
+    """Whether ``text`` in ``size`` is about ``width`` wide or less (no font is read: an estimate)."""
+    return len(text) * ADVANCE * size <= width
+
+
+def text(drawing: Any, text: str, x: float, y: float, size: int = 14, width: float | None = None, **extra: Any) -> None:
+    """``text`` at (x, y); with ``width``, a text too wide for it is squeezed to that width
+    (``textLength``) rather than run into what is beside it."""
     import drawsvg
 
     style = {"font_family": FONT, "fill": COLOURS["text"], **extra}
+    if width is not None and not fits(text, size, width):
+        style.update(textLength=width, lengthAdjust="spacingAndGlyphs")
     drawing.append(drawsvg.Text(text, size, x, y, **style))
+
+
+def name_lines(agent: str, size: int = 11) -> list[str]:
+    """An agent's name on one line, or on two, cut after a ``_ - : / . =`` near its middle, when it
+    is too wide for the names' column."""
+    cuts = [found.end() for found in re.finditer(r"[_\-:/.=]", agent[:-1])]
+    if fits(agent, size, NAME_WIDTH) or not cuts:
+        return [agent]
+    cut = min(cuts, key=lambda at: max(at, len(agent) - at))
+    return [agent[:cut], agent[cut:]]
 
 
 def seat_name(drawing: Any, name: str, middle: float, turn: bool) -> None:
@@ -64,5 +88,8 @@ def seat_name(drawing: Any, name: str, middle: float, turn: bool) -> None:
     if not agent:
         text(drawing, name, 14, middle + 5, 14, font_weight=weight)
         return
-    text(drawing, seat, 14, middle - 2, 14, font_weight=weight)
-    text(drawing, agent.removesuffix(")"), 14, middle + 14, 11, font_weight=weight)
+    lines = name_lines(agent.removesuffix(")"))
+    top = middle - 2 - 6 * (len(lines) - 1)  # two lines of the agent's name: the three centred on the row
+    text(drawing, seat, 14, top, 14, NAME_WIDTH, font_weight=weight)
+    for k, line in enumerate(lines):
+        text(drawing, line, 14, top + 16 + 12 * k, 11, NAME_WIDTH, font_weight=weight)

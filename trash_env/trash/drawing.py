@@ -57,7 +57,7 @@ def trash_svg(state: GameState, names: Sequence[str] | None = None) -> str:
     else:
         header = f"Trash - hand {state.hand + 1}, turn {state.turn + 1}: {names[state.current]} to act"
         header += f" ({PHASE_NAMES[state.phase]})"
-    text(drawing, header, 14, 24, 16, font_weight="bold")
+    text(drawing, header, 14, 24, 16, WIDTH - 28 - (130 if state.final_round else 0), font_weight="bold")
     if state.final_round:
         text(drawing, "FINAL ROUND", WIDTH - 14, 24, 16, font_weight="bold", text_anchor="end")
     # The piles: stock (a back and its count), discard (its top card and count), the held card.
@@ -75,7 +75,7 @@ def trash_svg(state: GameState, names: Sequence[str] | None = None) -> str:
     x = 300
     if state.phase not in (DRAW, OVER):
         card(drawing, x, 34, state.held)
-        text(drawing, f"held by {names[state.current]}", x + CARD_W + 6, 66)
+        text(drawing, f"held by {names[state.current]}", x + CARD_W + 6, 66, 14, WIDTH - 14 - (x + CARD_W + 6))
     for seat in range(n):
         y = TOP + seat * ROW
         turn = seat == state.current and state.phase != OVER

@@ -13,25 +13,23 @@ named with the game's ``action_name``), every move as it happens (each intermedi
 and the narrated log of :mod:`agents.commands.play`), and the result (``#result``). "New game" (``#new-game``)
 deals the next game, with the next seed.
 
-The JSON API, all answers JSON; an error is ``{"error": "..."}`` with a 4xx status and leaves the game
-as it was:
+The page (``GET /``) comes with the game as it stands: the server writes the table's SVG and the
+state (the answer of ``GET /api/state``, as a JSON data block the script reads) into ``index.html``,
+so the first paint is the table and the page asks nothing before the player's first click.
 
-- ``GET /api/state``: the game: ``game`` (its number), ``position`` (the moves played in it so
-  far, every seat's, forced ones included), ``legal`` (``action``, ``name``, ``text``),
-  ``svg``, ``log``, ``over``, ``your_turn``, ``result`` (once over: ``text``, ``winners``,
-  ``returns``, ``reward``), ...
-- ``POST /api/move`` with ``{"action": N}``, optionally with ``"game"`` and ``"position"`` (the
-  ``game`` and ``position`` of the state the move was chosen in: a move from a stale page, another
-  tab or a second click is then refused instead of played elsewhere): plays the human's move, then
-  the forced moves and the agents' moves up to the human's next real choice (R13, R14) or the
-  end; answers ``{"state": ..., "steps": [...]}``, each
-  step one move (``seat``, ``action``, ``name``, ``lines``, ``svg`` of the table after it).
-  Refused: a body that is not a JSON object (400), a missing field or any other field (400), an
-  action that is not an integer (400) or not legal now (400), a move when the game is over, for
-  another game or position, or when it is not the human's turn (409), a body not sent as JSON
-  (415) or too large (413).
-- ``POST /api/new`` with ``{}`` (no options: the browser never chooses agents, rules or files):
-  the next game, answered as a move is.
+The JSON API (every reply JSON; ``docs/play.md`` lists each field of each reply): ``GET /api/state``
+(the game), ``POST /api/move`` with ``{"action": N}`` (optionally ``"game"`` and ``"position"``:
+those of the state the move was chosen in, so that a move from a stale page, another tab or a
+second click is refused instead of played elsewhere) and ``POST /api/new`` (an empty body or
+``{}``: the browser never chooses agents, rules or files). A move or a new game is answered with
+``{"state": ..., "steps": [...]}``: the state after it and every move played, the human's and then
+the forced and agents' moves up to the human's next real choice (R13, R14) or the end. A refused
+request gets ``{"error": "..."}`` with a 4xx status and leaves the game as it was: 400 for a body
+that is not a JSON object, a missing or unknown field, or an action that is not an integer or not
+legal now; 403 for a POST from a page of another site (its ``Origin``); 409 for a move when the
+game is over, for another game or position, or when it is not the human's turn; 413 for a body
+over :data:`MAX_BODY` bytes; 415 for a non-empty body not sent as JSON; 404 and 405 for unknown
+paths and methods.
 
 Every request is served under one lock. Unless ``--host`` says otherwise the server listens on
 127.0.0.1 only and answers only requests addressed to it by that name (or ``localhost``).
@@ -39,7 +37,9 @@ Every request is served under one lock. Unless ``--host`` says otherwise the ser
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import signal
 import socket
 import sys
@@ -228,10 +228,22 @@ class Session:
             return {"state": self._view(), "steps": steps}
 
 
-async def _json_body(request: Request) -> Any:
-    """The request's JSON body (None if empty); an :class:`ApiError` for anything else."""
+def _same_origin(request: Request) -> None:
+    """An :class:`ApiError` (403) for a POST a page of another site sent: browsers name the page's
+    origin in ``Origin`` on every POST, and a bare one (``/api/new`` takes an empty body, which
+    needs no JSON content type and so no permission asked first) must not reach the game from
+    elsewhere. Clients that are no browser send no ``Origin`` and are served."""
+    origin = request.headers.get("origin")
+    if origin is not None and origin != f"{request.url.scheme}://{request.headers.get('host', '')}":
+        raise ApiError(403, f"a request from the page of another site ({origin}) is refused")
+
+
+async def _json_body(request: Request, empty: bool = False) -> Any:
+    """The request's JSON body; ``None`` for an empty one. Unless ``empty`` (an empty body needs no
+    content type), the body must be sent as JSON; an :class:`ApiError` for anything else."""
+    _same_origin(request)
     kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if kind != "application/json":
+    if kind != "application/json" and not empty:
         raise ApiError(415, "send the body as JSON (Content-Type: application/json)")
     body = bytearray()
     async for chunk in request.stream():
@@ -240,6 +252,8 @@ async def _json_body(request: Request) -> Any:
             raise ApiError(413, f"the body is larger than {MAX_BODY} bytes")
     if not body.strip():
         return None
+    if kind != "application/json":
+        raise ApiError(415, "send the body as JSON (Content-Type: application/json)")
     try:
         return json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -285,6 +299,21 @@ def asset(name: str) -> bytes:
     return resources.files(__package__).joinpath("static", name).read_bytes()
 
 
+PAGE_MARKS = ("<!--title-->", "<!--table-->", "<!--state-->")  # where index.html takes the game
+
+
+def page_with(template: str, view: dict[str, Any]) -> str:
+    """``index.html`` holding the game ``view`` (:meth:`Session.state`): its title, the table's SVG
+    and the whole state as a JSON data block (``<script type="application/json">``, which is data,
+    not a script: the content security policy lets it be), so that the first paint is the table and
+    the page's script starts without a request. ``<`` is escaped in the JSON, so nothing in it can
+    end the block."""
+    data = json.dumps(view).replace("<", "\\u003c")
+    filled = {"<!--title-->": html.escape(view["title"]), "<!--table-->": view["svg"], "<!--state-->": data}
+    # One pass over the template: a mark inside a value put in is never replaced.
+    return re.sub("|".join(map(re.escape, PAGE_MARKS)), lambda found: filled[found.group(0)], template)
+
+
 def make_app(
     config: Any,
     agents: Sequence[Agent | None],
@@ -297,6 +326,9 @@ def make_app(
     ``allowed_hosts``: the host names requests may be addressed to (None: any)."""
     session = Session(config, agents, seed, deal)
     files = {name: (asset(name), kind) for name, kind in ASSETS.items()}
+    template = files["index.html"][0].decode("utf-8")
+    if any(template.count(mark) != 1 for mark in PAGE_MARKS):
+        raise RuntimeError(f"static/index.html must hold each of {PAGE_MARKS} once")
 
     def page(name: str) -> Any:
         async def endpoint(request: Request) -> Response:
@@ -304,6 +336,10 @@ def make_app(
             return Response(body, media_type=kind)
 
         return endpoint
+
+    async def index(request: Request) -> Response:
+        view = await run_in_threadpool(session.state)
+        return Response(page_with(template, view), media_type=ASSETS["index.html"])
 
     async def state(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(session.state))
@@ -316,7 +352,7 @@ def make_app(
         return JSONResponse(await run_in_threadpool(move, body["action"], body.get("game"), body.get("position")))
 
     async def new(request: Request) -> Response:
-        body = await _json_body(request)
+        body = await _json_body(request, empty=True)
         if body is not None:
             _fields(body, (), "{} (a new game takes no options: they are fixed when the server starts)")
         return JSONResponse(await run_in_threadpool(session.new))
@@ -334,7 +370,7 @@ def make_app(
         return _error(error.status_code, str(error.detail))
 
     routes = [
-        Route("/", page("index.html"), methods=["GET"]),
+        Route("/", index, methods=["GET"]),
         Route("/static/app.js", page("app.js"), methods=["GET"]),
         Route("/static/style.css", page("style.css"), methods=["GET"]),
         Route("/api/state", state, methods=["GET"]),

@@ -1,6 +1,8 @@
 // The play page of agents.commands.web.server, in plain JavaScript: it only ever sends the number of a move.
-// Each move's answer lists every move up to the player's next choice; their tables are shown one
-// after another, DELAY milliseconds apart (?delay=N in the page's address; 0 shows only the last).
+// The page comes with the game as it stands (#first-state, the answer GET /api/state would give), so
+// it shows the table and the moves without a request. Each move's answer lists every move up to the
+// player's next choice; their tables are shown one after another, DELAY milliseconds apart
+// (?delay=N in the page's address; 0 shows only the last).
 "use strict";
 
 const DELAY = (() => {
@@ -182,7 +184,7 @@ function play(action) {
 }
 
 function newGame() {
-  return send("/api/new", {}, true);
+  return send("/api/new", undefined, true); // an empty POST: a new game takes no options
 }
 
 async function refresh() {
@@ -193,5 +195,20 @@ async function refresh() {
   }
 }
 
+function start() {
+  // The state the page came with; a request only if it is missing or unreadable.
+  let first = null;
+  try {
+    first = JSON.parse($("first-state").textContent);
+  } catch (error) {
+    first = null;
+  }
+  if (first && first.svg) {
+    render(first);
+  } else {
+    refresh();
+  }
+}
+
 $("new-game").addEventListener("click", newGame);
-refresh();
+start();
