@@ -55,9 +55,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from agents.arguments import ArgumentParser, fail
+from agents.arguments import ArgumentParser, add_threads_flag, fail
 from agents.base import Agent
 from agents.commands.table import Table, listing
+from agents.processes import set_threads
 from agents.registry import DEFAULT_OPPONENT, make_agent
 from trash_env.games import GAMES, TRASH, game_of
 from trash_env.trash.config import PRESETS
@@ -321,6 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--match", action="store_true", help="play a match of hands (R9) instead of one hand (Trash only)"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents (default 0)")
+    add_threads_flag(parser)
     web = parser.add_argument_group("play in the browser (the web extra)")
     web.add_argument("--web", action="store_true", help="serve the game as a web page instead of the terminal")
     web.add_argument("--host", default=None, help="the address to listen on (default 127.0.0.1: this machine only)")
@@ -368,6 +370,7 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
     except SystemExit as exit_:  # argparse has printed its message (bad option or value, or --help)
         return exit_.code if isinstance(exit_.code, int) else 2
     try:
+        set_threads(args.threads)
         config, agents = setup(args)
     except ValueError as error:
         return fail(PROG, error)
