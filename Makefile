@@ -69,12 +69,17 @@ test-all: $(VENV)/.installed-all
 docs: $(VENV)/.installed-docs
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
 
-## Speed figures for the README.
+## Speed figures: each script prints its figures and writes them to docs/speed/, then the README's
+## headline table and the docs' speed tables are generated from those files.
 bench: $(VENV)/.installed-all
-	$(PY) benchmarks/bench_env.py
-	$(PY) benchmarks/bench_eval.py
-	$(PY) benchmarks/bench_batched.py
-	$(PY) benchmarks/bench_selfplay.py
+	$(PY) benchmarks/bench_env.py --json docs/speed/env.json
+	$(PY) benchmarks/bench_eval.py --deals 40000 --json docs/speed/eval.json
+	$(PY) benchmarks/bench_batched.py --json docs/speed/batched.json
+	$(PY) benchmarks/bench_selfplay.py --json docs/speed/selfplay.json
+	$(PY) benchmarks/bench_selfplay.py --n-envs 64 --batch-size 512 --n-epochs 10 \
+		--json docs/speed/selfplay_sb3_defaults.json
+	$(PY) benchmarks/threads.py --json docs/speed/threads.json
+	$(PY) scripts/readme_tables.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

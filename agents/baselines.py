@@ -17,7 +17,15 @@ from trash_env.trash.rules import DISCARD, DRAW_STOCK, FACE_DOWN, PLACE_SLOT_0, 
 
 
 class RandomAgent(PolicyAgent):
-    """Uniform over the legal actions: the floor of the ladder (of both games)."""
+    """Uniform over the legal actions: the floor of the ladder (of both games).
+
+    It draws exactly once per real decision (R13, R14), one ``rng.random()`` scaled to the number
+    of legal actions: ``legal[int(rng.random() * len(legal))]``, the legal actions in increasing
+    order. That is one 64-bit output of the generator per decision, which the batched engine
+    reproduces bit for bit from the same counter-based stream (``trash_env.counter_rng``), so
+    ``random`` plays inside the engine the very games it plays on the rules core. (The product
+    is below ``len(legal)`` for every double below 1, so the index is always in range.)
+    """
 
     name = "random"
     games = ("trash", "help_your_neighbor")
@@ -27,7 +35,7 @@ class RandomAgent(PolicyAgent):
         return self.choose(None, view.legal_actions, rng)  # needs no state
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray, rngs: Sequence[np.random.Generator]) -> np.ndarray:
-        """The same draws as :meth:`act`: one ``rng.integers`` per row from that seat's generator."""
+        """The same draws as :meth:`act`: one ``rng.random()`` per row from that seat's generator."""
         return np.array([self.choose(None, np.flatnonzero(mask).tolist(), rng) for mask, rng in zip(masks, rngs)])
 
     def policy_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -36,7 +44,7 @@ class RandomAgent(PolicyAgent):
         return legal / legal.sum(axis=1, keepdims=True)
 
     def choose(self, state: GameState | None, legal: list[int], rng: np.random.Generator) -> int:
-        return legal[int(rng.integers(len(legal)))]
+        return legal[int(rng.random() * len(legal))]
 
 
 def takes_playable_discard(state: GameState, legal: list[int]) -> bool:

@@ -23,9 +23,11 @@ import argparse
 import os
 import platform
 import time
+from pathlib import Path
 
 import numpy as np
 from bench_env import play_aec
+from figures import write_figures  # this folder's: run as a script, its folder is on sys.path
 
 import trash_env
 from trash_env import make_config
@@ -84,6 +86,7 @@ def main() -> None:
     parser.add_argument("--timesteps", type=int, default=32_768, help="timesteps per training measurement")
     parser.add_argument("--n-envs", type=int, nargs="+", default=[16, 64], help="games for the training comparison")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="also write the figures here (make bench: docs/speed/batched.json)")
     args = parser.parse_args()
     import numba
     import torch
@@ -103,6 +106,7 @@ def main() -> None:
     for name, rate in rows:
         print(f"  {name:30s} {rate:12,.0f}   {rate / trash:6.1f}x trash_v0   {rate / leduc:7.1f}x leduc")
 
+    training = []
     print("\n2. MaskablePPO training (random opponents), timesteps per second")
     for n_envs in args.n_envs:
         speeds = {
@@ -111,6 +115,15 @@ def main() -> None:
         line = ", ".join(f"{kind} {speed:,.0f}" for kind, speed in speeds.items())
         ratio = speeds["batched"] / max(speeds["dummy"], speeds["subproc"])
         print(f"  {n_envs} games: {line}; batched / best scalar {ratio:.2f}x")
+        training.append({"n_envs": n_envs, **speeds, "ratio": ratio})
+    write_figures(
+        args.json,
+        {
+            "random_play": dict(rows),
+            "decisions_per_second": dict(rows)["batched engine, B = 1024"],
+            "training": training,
+        },
+    )
 
 
 if __name__ == "__main__":

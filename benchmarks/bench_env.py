@@ -17,8 +17,10 @@ import argparse
 import platform
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
+from figures import write_figures  # this folder's: run as a script, its folder is on sys.path
 
 import trash_env
 from trash_env import help_your_neighbor_v0
@@ -89,6 +91,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="also write the figures here (make bench: docs/speed/env.json)")
     args = parser.parse_args()
 
     try:
@@ -108,6 +111,14 @@ def main() -> None:
     for name, decisions, hands in rows:
         print(f"{name:44s} {decisions:12,.0f} {hands:10,.0f}")
     print(f"trash_v0 / leduc_holdem_v4 decisions per second: {rows[1][1] / rows[2][1]:.2f}x")
+    write_figures(
+        args.json,
+        {
+            "rows": [{"what": name, "decisions_per_second": d, "games_per_second": g} for name, d, g in rows],
+            "trash_v0_decisions_per_second": rows[1][1],
+            "trash_v0_over_leduc": rows[1][1] / rows[2][1],
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -5,9 +5,11 @@
 
 For each pair (greedy vs greedy, random vs greedy, the shipped policy vs greedy) prints the hands
 (games) per second of a duplicate evaluation on the rules core with 1 and with 2 worker processes
-(``engine="scalar"``) and on the batched engine (``engine="batched"``: one process; greedy plays
-inside the engine, random and the policy are asked in batches), each line naming its engine and
-workers, and checks that the engines played the same games. The agents are built once, outside
+(``engine="scalar"``) and on the batched engine (``engine="batched"``: one process; greedy and
+random play inside the engine, random's draws computed there from the same keyed Philox streams as
+on the scalar path; the policy is asked in batches), each line naming its engine and workers, and
+checks that the engines played the same games. Last, random vs greedy's batched speed against
+greedy vs greedy's (the goal: within 1.5x). The agents are built once, outside
 the timing (loading a policy file takes longer than its batched evaluation), and torch uses one
 thread everywhere. Then milliseconds per decision of ``search`` at its default budget and at a
 larger one (scalar, one process).
@@ -22,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from figures import write_figures  # this folder's: run as a script, its folder is on sys.path
 
 import trash_env
 from agents.base import Agent, SeatView
@@ -76,6 +79,7 @@ def main() -> None:
     parser.add_argument("--policy-deals", type=int, default=2_000, help="deals for the pair with the policy")
     parser.add_argument("--search-hands", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="also write the figures here (make bench: docs/speed/eval.json)")
     args = parser.parse_args()
     torch.set_num_threads(1)  # the faster setting for one small network per decision; the same for every line
     config = trash_env.make_config()
@@ -88,6 +92,7 @@ def main() -> None:
         ("random", "greedy", args.deals),
         ("policy", "greedy", args.policy_deals),
     ]
+    batched_rates, figures = {}, []
     for first, second, deals in pairs:
         pair = (SHIPPED_POLICY if first == "policy" else first, second)
         print(f"{first} vs {second}, {deals} duplicate deals (standard, 2 players: {2 * deals} hands)")
@@ -98,6 +103,20 @@ def main() -> None:
             print(f"  engine={engine:7s} workers={workers}: {len(results) / elapsed:10,.0f} hands/s  ({elapsed:.1f} s)")
         same = "the same games" if games["scalar"] == games["batched"] else "DIFFERENT GAMES"
         print(f"  batched / scalar on 1 worker: {rates['batched', 1] / rates['scalar', 1]:.1f}x, {same}")
+        batched_rates[first, second] = rates["batched", 1]
+        figures.append(
+            {
+                "pair": f"`{first}` vs `{second}`" if first != "policy" else f"the shipped policy vs `{second}`",
+                "deals": deals,
+                "batched": rates["batched", 1],
+                "scalar": rates["scalar", 1],
+                "scalar_two_workers": rates["scalar", 2],
+                "same_games": games["scalar"] == games["batched"],
+            }
+        )
+    slower = batched_rates["greedy", "greedy"] / batched_rates["random", "greedy"]
+    print(f"batched engine: greedy vs greedy / random vs greedy = {slower:.2f}x (hands/s)")
+    write_figures(args.json, {"pairs": figures, "greedy_over_random": slower})
     for spec in ("search", "search:samples=64"):
         cost = search_cost(spec, config, args.search_hands, args.seed)
         print(f"{spec:20s} {cost:6.2f} ms per decision (against greedy, {args.search_hands} hands)")

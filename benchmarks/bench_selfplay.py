@@ -22,6 +22,8 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from figures import write_figures
+
 from agents.training import sb3 as train
 
 
@@ -61,6 +63,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=2048)
     parser.add_argument("--n-epochs", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="also write the figures here (make bench: docs/speed/selfplay*.json)")
     args = parser.parse_args()
     torch.set_num_threads(1)  # the same for both runs; faster for these small networks here
     print(
@@ -76,6 +79,11 @@ def main() -> None:
     print(f"  TrashVecEnv (batched engine, snapshots asked in batches): {rates[True]:8,.0f} timesteps/s")
     print(f"  DummyVecEnv over TrashSingleAgentEnv (SB3, one at a time): {rates[False]:8,.0f} timesteps/s")
     print(f"  batched / SB3: {rates[True] / rates[False]:.2f}x")
+    settings = {key: getattr(args, key) for key in ("timesteps", "n_envs", "snapshot_every", "batch_size", "n_epochs")}
+    write_figures(
+        args.json,
+        {"settings": settings, "batched": rates[True], "dummy": rates[False], "ratio": rates[True] / rates[False]},
+    )
 
 
 if __name__ == "__main__":

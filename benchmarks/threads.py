@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from figures import write_figures  # this folder's: run as a script, its folder is on sys.path
+
 ROOT = Path(__file__).resolve().parents[1]
 TRAINED = re.compile(r"trained ([\d,]+) timesteps in ([\d.]+) s")
 
@@ -53,9 +55,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timesteps", type=int, default=8192)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--json", type=Path, help="also write the figures here (make bench: docs/speed/threads.json)")
     args = parser.parse_args()
     print(f"MaskablePPO (train.py defaults), {args.timesteps:,} timesteps, {os.cpu_count()} cores")
     print(f"{'load':<22} {'threads':>7} {'process s':>10} {'train s':>8} {'timesteps/s':>12}")
+    rows = []
     with tempfile.TemporaryDirectory() as folder:
         for busy in (False, True):
             for threads in args.threads:
@@ -65,6 +69,11 @@ def main() -> None:
                     f"{load:<22} {threads:>7} {seconds:>10.1f} {train_seconds:>8.1f} {steps / train_seconds:>12,.0f}",
                     flush=True,
                 )
+                rows.append(
+                    {"load": load, "threads": threads, "process_seconds": seconds, "timesteps": steps,
+                     "train_seconds": train_seconds}
+                )  # fmt: skip
+    write_figures(args.json, {"timesteps": args.timesteps, "rows": rows})
 
 
 if __name__ == "__main__":

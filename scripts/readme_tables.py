@@ -123,6 +123,64 @@ def leaderboard_summary() -> str:
     return summary(leaderboard())
 
 
+def headline_speed() -> str:
+    """The README's headline speed figures, from what ``make bench`` measured (``docs/speed/*.json``,
+    written by the scripts of ``benchmarks/``), each row saying its settings."""
+    env, batched, evaluation = _load("speed/env.json"), _load("speed/batched.json"), _load("speed/eval.json")
+    tuned, plain = _load("speed/selfplay.json"), _load("speed/selfplay_sb3_defaults.json")
+    rows = [
+        [
+            "`trash_v0` via `env()`, random legal play",
+            f"{env['figures']['trash_v0_decisions_per_second']:,.0f} decisions "
+            f"({env['figures']['trash_v0_over_leduc']:.2f}x PettingZoo's `leduc_holdem_v4`)",
+        ],
+        [
+            "the batched engine, 1,024 games in lockstep, random legal play",
+            f"{batched['figures']['decisions_per_second']:,.0f} decisions",
+        ],
+    ]
+    for pair in evaluation["figures"]["pairs"]:
+        rows.append(
+            [
+                f"duplicate-deal evaluation on the batched engine, {pair['pair']}",
+                f"{pair['batched']:,.0f} hands ({pair['batched'] / pair['scalar']:.1f}x the scalar path)",
+            ]
+        )
+    for figures, what in ((tuned, "tuned for throughput"), (plain, "SB3's PPO minibatch and epochs")):
+        settings = figures["figures"]["settings"]
+        rows.append(
+            [
+                f"MaskablePPO self-play training on the batched vector env ({what}: {settings['n_envs']} games, "
+                f"minibatches of {settings['batch_size']:,}, {settings['n_epochs']} epochs)",
+                f"{figures['figures']['batched']:,.0f} timesteps ({figures['figures']['ratio']:.1f}x "
+                "SB3's `DummyVecEnv` over the single-agent env)",
+            ]
+        )
+    machine = env["machine"]
+    note = f"\nMeasured by `make bench` on {machine['cpu']}, {machine['cores']} cores, {env['date']}.\n"
+    return table(["", "per second"], rows).rstrip("\n") + "\n" + note
+
+
+def training_threads() -> str:
+    """Training speed by thread count, idle and beside a busy process (``benchmarks/threads.py``)."""
+    data = _load("speed/threads.json")
+    rows = [
+        [
+            row["load"],
+            str(row["threads"]),
+            f"{row['process_seconds']:.1f}",
+            f"{row['timesteps'] / row['train_seconds']:,.0f}",
+        ]
+        for row in data["figures"]["rows"]
+    ]
+    machine = data["machine"]
+    note = (
+        f"\n{data['figures']['timesteps']:,} timesteps of `trash-train` (MaskablePPO, its default settings) per run; "
+        f"measured on {machine['cpu']}, {machine['cores']} cores, {data['date']}.\n"
+    )
+    return table(["load", "threads", "whole process (s)", "training timesteps/s"], rows).rstrip("\n") + "\n" + note
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "suite-tasks": suite_tasks,
     "leaderboard": leaderboard,

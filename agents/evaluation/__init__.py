@@ -2,7 +2,7 @@
 
 - :mod:`agents.evaluation.duplicate`: tournaments and pairings on duplicate (or independent) deals,
   on worker processes (:func:`run_pairings`, :func:`run_tournament`), and game records of them;
-- :mod:`agents.evaluation.games`: one game and its seeds, shared by every engine;
+- :mod:`agents.evaluation.games`: one game, its seatings and its keyed random streams, shared by every engine;
 - :mod:`agents.evaluation.batched`: the same games on the batched engine, many at once;
 - :mod:`agents.evaluation.stats`: intervals over deals, ratings (:func:`summarize`);
 - :mod:`agents.evaluation.exact`: exact evaluation of two-player Help Your Neighbor against its solution;

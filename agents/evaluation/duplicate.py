@@ -3,23 +3,24 @@
 A *deal* is a shuffled deck plus the seed of every later random event
 (reshuffles, R7; later hands of a match, R9); in Help Your Neighbor (R12) it is
 the seed of the dice, rolled in order whoever rolls them. With **duplicate deals** each deal
-is played once for every rotation of the lineup over the seats, so every agent
-gets every seat's cards and the luck of the deal cancels in the comparison.
-With **independent deals** the same number of games is played, each rotation
-on its own deck: the classic way, kept for comparison.
+is played once for every seating of the pair (every rotation of the lineup over the seats, and
+with an odd number of seats those of the other alternation too, :func:`~agents.evaluation.games.deal_plan`),
+so every agent gets every seat's cards and the luck of the deal cancels in the comparison.
+With **independent deals** the same number of games is played, each on its own deck: the
+classic way, kept for comparison.
 
-Every random number comes from the evaluation seed, so the same seed gives the
-same games whatever the number of worker processes.
+Every random number comes from the evaluation seed, the deal and the seat
+(:mod:`agents.evaluation.games`): the same seed gives the same games whatever the number of
+worker processes, and whichever order a pair is named in (``B A`` plays the mirrors of ``A B``'s
+games).
 
-Engines. A pair of Trash agents that the batched engine can play (``greedy``
-and ``counter`` inside it; ``random`` and learned policies, which decide many
-positions at once with ``act_batch``, outside it) is played on the batched
-engine (:mod:`trash_env.trash.batched`, exact mode) when Numba is installed: the same
-decks and reshuffles as the scalar path, and every agent draws from the same
-generator as there, so the games are identical whichever engine plays them
-(tested), and a pair's games never depend on the other agents of the
-tournament. Other pairs (``search``, Help Your Neighbor) are played on the
-rules core, on ``workers`` processes.
+Engines. A pair of Trash agents that the batched engine can play (``random``, ``greedy`` and
+``counter`` inside it; learned policies, which decide many positions at once with
+``act_batch``, outside it) is played on the batched engine (:mod:`trash_env.trash.batched`, exact
+mode) when Numba is installed: the same decks and reshuffles as the scalar path, and every agent
+draws from the same keyed stream as there, so the games are identical whichever engine plays them
+(tested), and a pair's games never depend on the other agents of the tournament. Other pairs
+(``search``, Help Your Neighbor) are played on the rules core, on ``workers`` processes.
 """
 
 from __future__ import annotations
@@ -34,7 +35,16 @@ import numpy as np
 
 from agents.base import Agent
 from agents.evaluation.batched import BATCH_CHUNK, batched_eligible, play_deals_batched
-from agents.evaluation.games import GameResult, agent_seed, deal_seed, lineup, play_game
+from agents.evaluation.games import (
+    SEED_LIMIT,
+    GameResult,
+    agent_generator,
+    deal_plan,
+    deal_seed,
+    game_keys,
+    games_per_deal,
+    play_game,
+)
 from agents.processes import worker_setup
 from agents.registry import make_agent
 from trash_env.games import game_of
@@ -43,15 +53,13 @@ from trash_env.games import game_of
 def _games(
     config: Any, pair: tuple[str, str], deals: Sequence[int], seed: int, duplicate: bool
 ) -> Iterator[tuple[int, int, list[str], list[int], list[np.random.Generator]]]:
-    """Every game of ``pair`` on ``deals``: (deal, rotation, the spec in each seat, the deal's seed,
-    the agents' generators)."""
-    n = config.num_players
-    base = lineup(pair, n)
+    """Every game of ``pair`` on ``deals`` (:func:`deal_plan`): (deal, rotation, the spec in each
+    seat, the deal's seed, the agents' generators, keyed by deal and seat)."""
     for number in deals:
-        for rotation in range(n):
-            agent_rngs = [np.random.default_rng(agent_seed(seed, number, rotation, seat, n)) for seat in range(n)]
-            seats = base[rotation:] + base[:rotation]
-            yield number, rotation, seats, deal_seed(seed, number, rotation, duplicate), agent_rngs
+        for seating in deal_plan(pair, config.num_players):
+            agent_rngs = [agent_generator(key) for key in game_keys(seed, number, seating, duplicate)]
+            seeded_by = deal_seed(seed, number, seating.rotation if duplicate else seating.canonical, duplicate)
+            yield number, seating.rotation, list(seating.seats), seeded_by, agent_rngs
 
 
 def _dealt(config: Any, deal_seed: int | list[int]) -> tuple[np.random.Generator, Any]:
@@ -164,8 +172,9 @@ def run_tournament(
 ) -> list[GameResult]:
     """All pairings of ``specs`` over ``deals`` deals each, on ``workers`` processes.
 
-    The same seed gives the same results for any number of workers: each deal's
-    randomness depends only on (seed, deal, rotation), and results are sorted.
+    The same seed gives the same results for any number of workers: each game's
+    randomness depends only on the seed, the deal and the seats (:mod:`agents.evaluation.games`),
+    and results are sorted.
     ``on_progress(n)`` is called as batches of n deals finish.
     """
     return run_pairings(config, round_robin(specs), deals, seed, duplicate, workers, on_progress, engine=engine)
@@ -190,8 +199,8 @@ def check_pairings(
         raise ValueError(f"deals must be at least 1, got {deals}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    if seed < 0:
-        raise ValueError(f"seed must be 0 or more, got {seed}")
+    if not 0 <= seed < SEED_LIMIT:  # the evaluation seed is one word of every draw key
+        raise ValueError(f"seed must be 0 or more and below 2**64, got {seed}")
     game = game_of(config)
     agents = {
         spec: prebuilt[spec] if spec in prebuilt else make_agent(spec, game.name)
@@ -227,8 +236,8 @@ def run_pairings(
     prebuilt = prebuilt or {}
     agents, on_batch = check_pairings(config, pairs, deals, seed, workers, prebuilt, engine)
     results: list[GameResult] = []
-    chunk = max(1, BATCH_CHUNK // config.num_players)
     for pair in [pair for pair in pairs if on_batch[pair]]:
+        chunk = max(1, BATCH_CHUNK // games_per_deal(pair, config.num_players))
         for start in range(0, deals, chunk):
             done = range(start, min(start + chunk, deals))
             results += play_deals_batched(config, pair, done, seed, duplicate, agents)

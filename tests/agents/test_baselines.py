@@ -292,6 +292,25 @@ def test_random_is_uniform_over_the_legal_actions() -> None:
     assert all(150 <= count <= 250 for count in counts.values()), counts
 
 
+def test_random_draws_once_per_decision_as_the_batched_engine_does() -> None:
+    """Random's choice is ``legal[int(rng.random() * len(legal))]``, one draw per decision, the
+    legal actions in increasing order (R13): what the batched engine computes from the same keyed
+    stream. A twin generator predicts every choice of :meth:`act` and of :meth:`act_batch`, and the
+    generator has moved on by exactly one ``random()`` per decision."""
+    state = counter_position()
+    view = view_of(state)
+    legal = view.legal_actions
+    mask = np.zeros(13, np.int8)
+    mask[legal] = 1
+    for seed in range(3):
+        generator, twin = rng(seed), rng(seed)
+        for _ in range(50):
+            assert RandomAgent().act(view, generator) == legal[int(twin.random() * len(legal))]
+        rows = RandomAgent().act_batch(np.zeros((20, 1)), np.tile(mask, (20, 1)), [generator] * 20)
+        assert rows.tolist() == [legal[int(twin.random() * len(legal))] for _ in range(20)]
+        assert generator.random() == twin.random()  # no draw more, none fewer
+
+
 def test_greedy_and_counter_displace_a_wild() -> None:
     """R5, R6: seat 0 draws a King and puts it on slot 3, turning up a dead Queen.
     Later it draws a 4: placing it on the wild-filled Four slot is optional, and

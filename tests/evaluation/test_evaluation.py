@@ -20,8 +20,8 @@ import pytest
 
 import agents.evaluation.duplicate as evaluation
 from agents.commands.evaluate import main
-from agents.evaluation.duplicate import play_deals, run_tournament
-from agents.evaluation.games import GameResult, lineup
+from agents.evaluation.duplicate import play_deals, round_robin, run_tournament
+from agents.evaluation.games import GameResult, games_per_deal
 from agents.evaluation.stats import Interval, agent_summaries, fit_ratings, pair_summaries, seat_breakdown, summarize
 from trash_env.neighbor.rules import NeighborConfig
 from trash_env.trash.config import RulesConfig, make_config
@@ -78,13 +78,14 @@ def test_duplicate_deals_give_narrower_intervals_than_independent_deals(seed: in
     ids=["2p-three-agents", "3p-hands", "3p-matches"],
 )
 def test_one_worker_and_two_give_the_same_games(cfg: RulesConfig, specs: list[str], deals: int) -> None:
-    """Every random number comes from (seed, deal, rotation), so a tournament on one
-    process and on two gives the same list of games, field by field; another seed
-    gives other games (so the comparison can fail)."""
+    """Every random number comes from the seed, the deal and the seats, so a tournament on one
+    process and on two gives the same list of games, field by field; another seed gives other
+    games (so the comparison can fail). A 3-player deal is played 6 times (both alternations of
+    the pair, every rotation)."""
     one = run_tournament(cfg, specs, deals, seed=3, workers=1)
     two = run_tournament(cfg, specs, deals, seed=3, workers=2)
-    pairs = len(specs) * (len(specs) - 1) // 2
-    assert len(one) == pairs * deals * cfg.num_players
+    assert len(one) == deals * sum(games_per_deal(pair, cfg.num_players) for pair in round_robin(specs))
+    assert len(one) == deals * (1 if cfg.num_players == 2 else 2) * cfg.num_players * len(round_robin(specs))
     assert one == two
     assert run_tournament(cfg, specs, deals, seed=4, workers=1) != one
 
@@ -108,17 +109,19 @@ def record_play_game(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]
 
 @pytest.mark.parametrize("num_players", [2, 3])
 def test_duplicate_deals_share_the_deck_across_rotations(monkeypatch: pytest.MonkeyPatch, num_players: int) -> None:
-    """R3: in duplicate mode every rotation of a deal is dealt from the same deck,
-    with the same later random events (R7 reshuffles), while the lineup A, B, A, ...
-    turns one seat per rotation; different deals have different decks."""
+    """R3: in duplicate mode every game of a deal is dealt from the same deck, with the same later
+    random events (R7 reshuffles), while the lineup A, B, A, ... turns one seat per rotation (and
+    with 3 seats B, A, B does too, after it); different deals have different decks."""
     calls = record_play_game(monkeypatch)
     cfg = make_config("standard", num_players=num_players)
     results = play_deals(cfg, ("greedy", "random"), range(4), seed=5, duplicate=True)
-    n = num_players
-    assert len(calls) == len(results) == 4 * n
-    base = lineup(("greedy", "random"), n)
+    n = per_deal = num_players * (1 if num_players == 2 else 2)
+    assert len(calls) == len(results) == 4 * per_deal
+    bases = [["greedy", "random"] * 2, ["random", "greedy"] * 2]
     for call, game in zip(calls, results):
-        assert call["agents"] == list(game.seats) == base[game.rotation :] + base[: game.rotation]
+        base = bases[game.rotation // num_players][:num_players]
+        rotation = game.rotation % num_players
+        assert call["agents"] == list(game.seats) == base[rotation:] + base[:rotation]
     for deal in range(4):
         games = calls[deal * n : (deal + 1) * n]
         assert all(game["deck"] == games[0]["deck"] for game in games)
@@ -128,12 +131,12 @@ def test_duplicate_deals_share_the_deck_across_rotations(monkeypatch: pytest.Mon
 
 
 def test_independent_deals_use_a_new_deck_for_every_game(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Independent mode plays the same games as duplicate mode (every rotation of
-    every deal) but deals each from its own deck: 4 deals x 3 rotations, 12 decks."""
+    """Independent mode plays the same games as duplicate mode (every seating of every deal) but
+    deals each from its own deck: 4 deals x 6 seatings (3 players), 24 decks."""
     calls = record_play_game(monkeypatch)
     results = play_deals(make_config("standard", num_players=3), ("greedy", "random"), range(4), 5, duplicate=False)
-    assert [(g.deal, g.rotation) for g in results] == [(d, r) for d in range(4) for r in range(3)]
-    assert len({tuple(call["deck"]) for call in calls}) == 12
+    assert [(g.deal, g.rotation) for g in results] == [(d, r) for d in range(4) for r in range(6)]
+    assert len({tuple(call["deck"]) for call in calls}) == 24
 
 
 # --------------------------------------------------------------------------
@@ -180,20 +183,20 @@ def three_player_results() -> list[GameResult]:
 def test_pair_difference_is_the_mean_of_per_deal_differences(three_player_results: list[GameResult]) -> None:
     """R10: the score difference of a pair is, per deal, the first agent's mean
     reward over all its seats in that deal's games minus the second's, averaged
-    over deals; computed here by hand from the games (at a 3-player table the
-    lineup A, B, A gives the first agent two seats per game)."""
+    over deals; computed here by hand from the games (at a 3-player table the lineups A, B, A and
+    B, A, B each give one agent two seats, and both are played in every rotation)."""
     results = three_player_results
     diffs = []
     for deal in range(40):
         games = [g for g in results if g.deal == deal]
-        assert len(games) == 3
+        assert len(games) == 6
         rewards = {
             spec: [r for g in games for s, r in zip(g.seats, g.rewards) if s == spec] for spec in ("greedy", "random")
         }
-        assert (len(rewards["greedy"]), len(rewards["random"])) == (6, 3)
+        assert (len(rewards["greedy"]), len(rewards["random"])) == (9, 9)
         diffs.append(np.mean(rewards["greedy"]) - np.mean(rewards["random"]))
     (pair,) = pair_summaries(results)
-    assert (pair.first, pair.second, pair.deals, pair.games) == ("greedy", "random", 40, 120)
+    assert (pair.first, pair.second, pair.deals, pair.games) == ("greedy", "random", 40, 240)
     assert pair.score_difference.mean == pytest.approx(float(np.mean(diffs)))
     assert pair.score_difference == Interval.of(diffs)
     greedy_wins = [r > 0 for g in results for s, r in zip(g.seats, g.rewards) if s == "greedy"]
@@ -201,10 +204,10 @@ def test_pair_difference_is_the_mean_of_per_deal_differences(three_player_result
 
 
 def test_agent_summaries_count_seat_games(three_player_results: list[GameResult]) -> None:
-    """Per agent: one seat-game per seat held (greedy two of three seats), and the
+    """Per agent: one seat-game per seat held (each agent 9 of a deal's 18 seats), and the
     mean reward over (pairing, deal) units."""
     greedy, rand = agent_summaries(three_player_results)
-    assert (greedy.agent, greedy.games, rand.agent, rand.games) == ("greedy", 240, "random", 120)
+    assert (greedy.agent, greedy.games, rand.agent, rand.games) == ("greedy", 360, "random", 360)
     assert greedy.mean_reward.n == rand.mean_reward.n == 40
     assert greedy.mean_reward.mean > rand.mean_reward.mean
 
@@ -310,7 +313,7 @@ def test_cli_rules_options(tmp_path: Path) -> None:
     assert main(argv) == 0
     settings = json.loads(path.read_text())["settings"]
     assert settings["config"] == make_config("pagat", num_players=3, match=True, layout_size=3).to_dict()
-    assert (settings["duplicate"], settings["games"]) == (False, 6)
+    assert (settings["duplicate"], settings["games"]) == (False, 12)  # 2 deals x 6 seatings (3 players)
 
 
 def test_cli_as_a_module() -> None:
@@ -398,7 +401,7 @@ def test_records_hold_the_games_the_evaluation_played(cfg, pair) -> None:
 
     results = evaluation.run_pairings(cfg, [pair], 3, seed=9)
     records = evaluation.record_deals(cfg, pair, range(3), 9)
-    assert len(records) == len(results) == 3 * cfg.num_players
+    assert len(records) == len(results) == 3 * games_per_deal(pair, cfg.num_players)
     game = game_of(cfg)
     for record, result in zip(records, results, strict=True):
         assert (record["evaluation"]["deal"], record["evaluation"]["rotation"]) == (result.deal, result.rotation)

@@ -84,14 +84,21 @@ def test_bellman_equations_hold_at_every_state(solution) -> None:
     assert 0.5 < solution.value[0, 0] < 0.51
 
 
-def test_the_solution_is_cached_and_loaded_without_solving_again(solution, monkeypatch) -> None:
+def test_the_solution_is_cached_and_loaded_without_solving_again(solution, monkeypatch, tmp_path) -> None:
     """The first use solves and writes the cache; a later process's use reads the cache instead of
-    solving again (how fast each is: ``benchmarks/``, never a timed assertion here)."""
-    path = cache_path()
-    assert path.is_file()
+    solving again (how fast each is: ``benchmarks/``, never a timed assertion here). The solve is the
+    module's solution handed back, so the test needs no second solve of its own; the solution in
+    memory (another test module may have loaded it first in this process) is forgotten on purpose."""
     from trash_env.neighbor import solver as neighbor_solver
 
-    neighbor_solver._loaded.clear()
+    monkeypatch.setenv("TRASH_RL_CACHE", str(tmp_path / "empty"))
+    monkeypatch.setattr(neighbor_solver, "_loaded", {})
+    solves = []
+    monkeypatch.setattr(neighbor_solver, "solve", lambda *args, **kwargs: solves.append(1) or solution)
+    assert load_solution() is solution and solves == [1]
+    assert cache_path().is_file()  # written by the first use
+
+    monkeypatch.setattr(neighbor_solver, "_loaded", {})  # a later process: nothing in memory
 
     def no_solving(*args, **kwargs):
         raise AssertionError("solved again although the cache holds the solution")

@@ -30,7 +30,7 @@ from agents.base import Agent, SeatView
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
 from agents.commands.evaluate import main as evaluate_main
 from agents.evaluation.duplicate import run_pairings, run_tournament
-from agents.evaluation.games import GameResult
+from agents.evaluation.games import GameResult, games_per_deal
 from agents.evaluation.stats import Interval, pair_summaries
 from agents.registry import make_agent
 from trash_env.neighbor.rules import make_config as neighbor_config
@@ -591,7 +591,7 @@ def test_batched_tournament_plays_the_scalar_games(
     picks the batched engine for them."""
     scalar = run_tournament(config, ["greedy", "counter"], deals, seed=7, duplicate=duplicate, engine="scalar")
     assert batched_calls == []
-    assert len(scalar) == deals * config.num_players
+    assert len(scalar) == deals * games_per_deal(("greedy", "counter"), config.num_players)
     on_batch = run_tournament(config, ["greedy", "counter"], deals, seed=7, duplicate=duplicate, engine="batched")
     assert batched_calls == [("greedy", "counter")]
     assert on_batch == scalar
@@ -653,11 +653,11 @@ def test_engines_that_cannot_play_raise_a_value_error(
     ],
 )
 def test_a_pair_plays_the_same_games_in_any_tournament_on_either_engine(config: Any) -> None:
-    """``random`` is asked outside the engine with the generator the scalar path gives it, so a pair
+    """``random`` draws inside the engine from the keyed streams the scalar path gives it, so a pair
     with a given seed plays the very same games on either engine and whatever else is in the
     tournament: random vs counter alone, beside greedy (a pair the engine plays) or beside search
-    (one it cannot), scalar, batched or auto. Each deal's games depend only on (seed, deal,
-    rotation): not on how many deals are played."""
+    (one it cannot), scalar, batched or auto. Each deal's games depend only on the seed, the deal
+    and the seats: not on how many deals are played."""
     deals = 60 if config.num_players > 2 else 300
 
     def pair_games(specs: list[str], engine: str) -> list[GameResult]:
@@ -679,13 +679,13 @@ def test_a_pair_plays_the_same_games_in_any_tournament_on_either_engine(config: 
 def test_batched_chunks_do_not_change_the_games(monkeypatch: pytest.MonkeyPatch) -> None:
     """Deals are played in chunks of ``BATCH_CHUNK`` games; smaller chunks give the same games
     (random choices included) and report progress deal by deal."""
-    config = make_config("jokers", num_players=3)
+    config = make_config("jokers", num_players=3)  # 6 games a deal (both alternations of the pair)
     whole = run_tournament(config, ["random", "counter"], 40, seed=2, engine="batched")
-    monkeypatch.setattr(evaluation, "BATCH_CHUNK", 7)
+    monkeypatch.setattr(evaluation, "BATCH_CHUNK", 13)
     progress: list[int] = []
     chunked = run_tournament(config, ["random", "counter"], 40, seed=2, engine="batched", on_progress=progress.append)
     assert chunked == whole
-    assert sum(progress) == 40 and len(progress) == 20  # 7 // 3 = 2 deals per chunk
+    assert sum(progress) == 40 and len(progress) == 20  # 13 // 6 = 2 deals per chunk
 
 
 # --------------------------------------------------------------------------

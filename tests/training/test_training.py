@@ -287,7 +287,7 @@ def test_learned_agent_plays_the_policys_own_choice(algo: str, train_policy) -> 
     path = train_policy(algo).policy
     agent, model = LearnedAgent.load(path), load_model(path)
     compared = 0
-    for observation, mask in first_states({"preset": "standard"}, 60):
+    for observation, mask in first_states({"preset": "standard"}, 180):
         kwargs = {"action_masks": mask} if algo == "maskable_ppo" else {}
         predicted, _ = model.predict(observation, deterministic=True, **kwargs)
         legal = [int(a) for a in np.flatnonzero(mask)]

@@ -23,8 +23,9 @@ import numpy as np
 import pytest
 from helpers.batched import assert_same_state
 
-from agents.baselines import CountingAgent, GreedyAgent
+from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
 from agents.evaluation.games import play_game
+from trash_env.counter_rng import keyed_generator
 from trash_env.trash import batched
 from trash_env.trash import rules as core
 from trash_env.trash.belief import public_view
@@ -344,10 +345,11 @@ def test_in_engine_greedy_and_counter_choose_as_the_agents(preset: str, players:
             legal = core.legal_actions(state)
             choices = {}
             for code, agent in AGENTS.items():
-                rs = batch.rng_state.copy()
-                choices[code] = batched._policy(batch.state, batch.rules, rs, b, code, masks[b].copy(), count)
+                rs, ks = batch.rng_state.copy(), batch.streams.copy()
+                choices[code] = batched._policy(batch.state, batch.rules, rs, ks, b, code, masks[b].copy(), count)
                 assert choices[code] == agent.choose(view, legal, np.random.default_rng(0)), (code, state)
                 np.testing.assert_array_equal(rs, batch.rng_state)  # the baselines draw nothing
+                np.testing.assert_array_equal(ks, batch.streams)
             counts["choices"] += 1
             counts["wild_choices"] += state.phase == core.PLACE and len(legal) > 2
             counts["differ"] += choices[batched.GREEDY] != choices[batched.COUNTER]
@@ -383,6 +385,54 @@ def test_exact_games_of_in_engine_baselines_are_the_agents_games(preset: str, pl
         assert batch.rewards[b].tolist() == core.returns(state)
 
 
+class CountingDraws:
+    """A generator for RandomAgent that counts its ``random()`` draws."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng, self.draws = rng, 0
+
+    def random(self) -> float:
+        self.draws += 1
+        return self.rng.random()
+
+
+@pytest.mark.parametrize(("preset", "players", "match"), POLICY_GAMES, ids=lambda v: str(v))
+def test_exact_random_is_random_agent_on_keyed_streams(preset: str, players: int, match: bool) -> None:
+    """In exact mode the in-engine ``random`` is RandomAgent with each seat's keyed generator
+    (``keyed_generator(draw_keys[b, seat])``, Philox): whole games, most seats random and some
+    greedy, end exactly as ``play_game`` with those agents and generators (same final state and
+    rewards, R10), and each seat's stream has made one draw per real decision of that seat."""
+    config = make_config(preset, num_players=players, match=match, **({"layout_size": 4} if match else {}))
+    lineups = [["random" if (seat + b) % 3 else "greedy" for seat in range(players)] for b in range(12)]
+    seeds = [[7, b] for b in range(12)]
+    keys = np.random.default_rng(1).integers(0, 2**64, size=(12, players, 2), dtype=np.uint64)
+    batch = batched.TrashBatch(config, 12, exact=True, policies=lineups)
+    batch.reset(seeds, draw_keys=keys)
+    assert batch.dones.all()  # nobody is asked: the games are played out inside reset
+    agents = {"greedy": GreedyAgent(), "random": RandomAgent()}
+    decisions = 0
+    for b, (lineup, seed) in enumerate(zip(lineups, seeds)):
+        rngs = [CountingDraws(keyed_generator(keys[b, seat])) for seat in range(players)]
+        state = play_game(config, [agents[name] for name in lineup], np.random.default_rng(seed), rngs)
+        assert_same_state(state, batch, b)
+        assert batch.rewards[b].tolist() == core.returns(state)
+        assert batch.streams[b, :players, batched.DRAWS].tolist() == [rng.draws for rng in rngs]
+        decisions += sum(rng.draws for rng in rngs)
+    assert decisions > 50
+
+
+def test_exact_random_needs_its_draw_keys() -> None:
+    """Exact mode's random has no stream of its own: without ``draw_keys`` (or with the wrong shape)
+    ``reset`` is a ValueError; a batch without random seats needs none."""
+    config = make_config("standard")
+    batch = batched.TrashBatch(config, 2, exact=True, policies=["random", "greedy"])
+    with pytest.raises(ValueError, match="draw_keys"):
+        batch.reset([[0, 0], [0, 1]])
+    with pytest.raises(ValueError, match="draw_keys"):
+        batch.reset([[0, 0], [0, 1]], draw_keys=np.zeros((2, 3, 2), np.uint64))
+    batched.TrashBatch(config, 2, exact=True, policies=["counter", "greedy"]).reset([[0, 0], [0, 1]])
+
+
 def test_random_policy_is_legal_and_uniform() -> None:
     """The in-engine random policy returns legal actions, about uniformly (R13 choices)."""
     config = make_config("jokers", num_players=2)
@@ -401,9 +451,9 @@ def test_random_policy_is_legal_and_uniform() -> None:
     assert len(positions) == 4
     for g, b, mask in positions:
         count = int(mask.sum())
-        rs = batch.rng_state.copy()
+        rs, ks = batch.rng_state.copy(), batch.streams
         draws = 6000
-        picks = Counter(batched._policy(g, batch.rules, rs, b, batched.RANDOM, mask, count) for _ in range(draws))
+        picks = Counter(batched._policy(g, batch.rules, rs, ks, b, batched.RANDOM, mask, count) for _ in range(draws))
         assert set(picks) == set(np.flatnonzero(mask).tolist())
         expected = draws / count
         assert all(abs(n - expected) < 5 * np.sqrt(expected) for n in picks.values()), picks

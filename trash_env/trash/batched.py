@@ -14,13 +14,18 @@ Randomness. With ``exact=False`` (the fast default) shuffles (new decks,
 reshuffles R7, the deals of later hands R9) and the ``random`` policy draw
 from each game's own small generator (xorshift64*, seeded from ``seed``), so
 a game's course does not depend on the other games or on threads. With
-``exact=True`` every
-game owns a ``numpy.random.Generator`` used exactly as the core uses its
-generator (``rng.permutation`` for a deck, ``rng.shuffle`` for a reshuffle):
-the engine pauses a game where the core would draw, the permutation is made
-in Python, and the game resumes. The same deck and generator seed then give
-the same game as the core, reshuffles included; pauses are rare (a reshuffle
-or a new hand), so exact mode costs little.
+``exact=True`` every game owns a ``numpy.random.Generator`` used exactly as
+the core uses its generator (``rng.permutation`` for a deck, ``rng.shuffle``
+for a reshuffle): the engine pauses a game where the core would draw, the
+permutation is made in Python, and the game resumes. The same deck and
+generator seed then give the same game as the core, reshuffles included;
+pauses are rare (a reshuffle or a new hand), so exact mode costs little. In
+exact mode the ``random`` policy is ``agents.baselines.RandomAgent`` exactly:
+each seat draws from a counter-based stream, Philox4x64-10 keyed per game and
+seat (``reset(seeds, draw_keys)``, :mod:`trash_env.counter_rng`), its k-th draw
+computed here from (key, k) alone as NumPy's ``Generator(Philox(key)).random()``
+gives it, so a seat that plays ``RandomAgent`` with that generator on the core
+makes the same choices (the evaluation's streams, ``agents.evaluation.games``).
 
 Without Numba installed (the ``batched`` extra) the same functions run as
 plain Python: correct, and about a hundred times slower.
@@ -32,6 +37,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from trash_env.counter_rng import philox_random
 from trash_env.jit import HAVE_NUMBA, njit, prange
 from trash_env.trash import rules as core
 from trash_env.trash.config import MAX_LAYOUT, RulesConfig
@@ -82,12 +88,17 @@ def _wrapping() -> Any:
 
 
 # In-engine policies (vectorised baselines, ``agents.baselines``); EXTERNAL seats are asked by the caller.
-EXTERNAL, RANDOM, GREEDY, COUNTER = -1, 0, 1, 2
+# "random" is RANDOM in fast mode (the game's xorshift) and KEYED_RANDOM in exact mode (RandomAgent's
+# draws from each seat's keyed Philox stream, ``streams``).
+EXTERNAL, RANDOM, GREEDY, COUNTER, KEYED_RANDOM = -1, 0, 1, 2, 3
 ANY_ASKED = -2  # _advance's stop_seat: the first move of any EXTERNAL seat
 # Codes from ASKED_FROM on are opponents asked by the caller too (frozen policy snapshots of a
 # single-agent batch, TrashVecEnv): ASKED_FROM + k is the caller's k-th such opponent.
 ASKED_FROM = 16
 POLICY_CODES = {"random": RANDOM, "greedy": GREEDY, "counter": COUNTER}
+# A seat's keyed stream in exact mode (``TrashBatch.streams`` [B, MAX_SEATS, 3], uint64): its Philox
+# key (two words, ``trash_env.counter_rng``) and how many draws it has made.
+KEY0, KEY1, DRAWS = range(3)
 
 
 def _threads() -> int:
@@ -520,14 +531,36 @@ def _resume(g: np.ndarray, r: np.ndarray, rs: np.ndarray, b: int) -> int:
 
 
 @njit(cache=True)
-def _policy(g: np.ndarray, r: np.ndarray, rs: np.ndarray, b: int, code: int, mask: np.ndarray, count: int) -> int:
+def _nth_legal(mask: np.ndarray, k: int) -> int:
+    """The ``k``-th legal action (from 0) in increasing order: ``legal_actions(state)[k]``."""
+    for a in range(NUM_ACTIONS):
+        if mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@njit(cache=True)
+def _keyed_draw(ks: np.ndarray, b: int, seat: int) -> float:
+    """The next ``random()`` of game ``b``'s seat ``seat`` from its keyed stream (exact mode): draw
+    number DRAWS of Philox(KEY0, KEY1), as NumPy's generator over that key would give it."""
+    index = ks[b, seat, DRAWS]
+    ks[b, seat, DRAWS] = index + np.uint64(1)
+    return philox_random(ks[b, seat, KEY0], ks[b, seat, KEY1], index)
+
+
+@njit(cache=True)
+def _policy(
+    g: np.ndarray, r: np.ndarray, rs: np.ndarray, ks: np.ndarray, b: int, code: int, mask: np.ndarray, count: int
+) -> int:
+    """The choice of in-engine policy ``code`` for game ``b``'s acting seat among the ``count`` legal
+    actions of ``mask``: random draws from the fast mode's generators ``rs`` or, in exact mode, from
+    the seat's keyed stream in ``ks``; greedy and counter draw nothing."""
     if code == RANDOM:
-        k = _below(rs, b, count)
-        for a in range(NUM_ACTIONS):
-            if mask[a]:
-                if k == 0:
-                    return a
-                k -= 1
+        return _nth_legal(mask, _below(rs, b, count))
+    if code == KEYED_RANDOM:  # agents.baselines.RandomAgent: legal[int(rng.random() * len(legal))]
+        return _nth_legal(mask, int(_keyed_draw(ks, b, g[b, CUR]) * count))
     if g[b, PHASE] == DRAW:  # greedy and counter: take a playable discard (agents.baselines.takes_playable_discard)
         if mask[TAKE_DISCARD] and _can_place(g, r, b, g[b, CUR], g[b, DISC + g[b, DISCN] - 1]):
             return TAKE_DISCARD
@@ -559,7 +592,14 @@ def _policy(g: np.ndarray, r: np.ndarray, rs: np.ndarray, b: int, code: int, mas
 
 @njit(cache=True)
 def _advance(
-    g: np.ndarray, r: np.ndarray, rs: np.ndarray, b: int, policies: np.ndarray, stop_seat: int, mask: np.ndarray
+    g: np.ndarray,
+    r: np.ndarray,
+    rs: np.ndarray,
+    ks: np.ndarray,
+    b: int,
+    policies: np.ndarray,
+    stop_seat: int,
+    mask: np.ndarray,
 ) -> int:
     """Play forced moves (R13) and in-engine policies until an EXTERNAL seat has a real
     choice, or (``stop_seat`` a seat, or ANY_ASKED for every EXTERNAL seat) until that seat has any
@@ -575,7 +615,7 @@ def _advance(
                 return count
             if policies[b, seat] == EXTERNAL or policies[b, seat] >= ASKED_FROM:
                 return count
-            action = _policy(g, r, rs, b, policies[b, seat], mask, count)
+            action = _policy(g, r, rs, ks, b, policies[b, seat], mask, count)
         status = _apply(g, r, rs, b, action)
         if status == PAUSED:
             if g[b, CONT] == CONT_NONE:
@@ -658,7 +698,14 @@ def _encode(g: np.ndarray, r: np.ndarray, scale: np.ndarray, b: int, seat: int, 
 
 @njit(cache=True)
 def _continue(
-    g: np.ndarray, r: np.ndarray, rs: np.ndarray, b: int, action: int, policies: np.ndarray, mask: np.ndarray
+    g: np.ndarray,
+    r: np.ndarray,
+    rs: np.ndarray,
+    ks: np.ndarray,
+    b: int,
+    action: int,
+    policies: np.ndarray,
+    mask: np.ndarray,
 ) -> int:
     """Apply ``action`` (or, after a pause, finish what was interrupted) and advance to the
     next EXTERNAL choice. Returns the number of legal actions there, 0 if the game is
@@ -671,11 +718,13 @@ def _continue(
         if g[b, CONT] == CONT_NONE:
             g[b, TODO] = action
         return -1
-    return _advance(g, r, rs, b, policies, -1, mask)
+    return _advance(g, r, rs, ks, b, policies, -1, mask)
 
 
 @njit(cache=True)
-def _first_choice(g: np.ndarray, r: np.ndarray, rs: np.ndarray, b: int, policies: np.ndarray, mask: np.ndarray) -> int:
+def _first_choice(
+    g: np.ndarray, r: np.ndarray, rs: np.ndarray, ks: np.ndarray, b: int, policies: np.ndarray, mask: np.ndarray
+) -> int:
     """Advance a new game (fast mode) to its first real choice. R13: if the whole game would
     pass without one, deal the same deck again and stop at the first move of the learner
     (of the first player when every seat is asked). Returns 0 only if the learner would
@@ -683,7 +732,7 @@ def _first_choice(g: np.ndarray, r: np.ndarray, rs: np.ndarray, b: int, policies
     for i in range(r[KD]):
         g[b, DECK + i] = g[b, PERM + i]
     generator = rs[b]
-    count = _advance(g, r, rs, b, policies, -1, mask)
+    count = _advance(g, r, rs, ks, b, policies, -1, mask)
     if count == 0:
         rs[b] = generator  # the same game again: the same deck and the same random choices
         for i in range(r[KD]):
@@ -691,7 +740,7 @@ def _first_choice(g: np.ndarray, r: np.ndarray, rs: np.ndarray, b: int, policies
         learner = g[b, LEARNER]
         _new_game(g, r, b)
         g[b, LEARNER] = learner
-        count = _advance(g, r, rs, b, policies, learner if learner >= 0 else ANY_ASKED, mask)
+        count = _advance(g, r, rs, ks, b, policies, learner if learner >= 0 else ANY_ASKED, mask)
     return count
 
 
@@ -718,6 +767,7 @@ def _step_one(
     g: np.ndarray,
     r: np.ndarray,
     rs: np.ndarray,
+    ks: np.ndarray,
     scale: np.ndarray,
     b: int,
     actions: np.ndarray,
@@ -735,7 +785,7 @@ def _step_one(
     dones[b] = False
     for seat in range(r[KP]):
         rewards[b, seat] = 0.0
-    count = _continue(g, r, rs, b, actions[b], policies, masks[b])
+    count = _continue(g, r, rs, ks, b, actions[b], policies, masks[b])
     if count == 0:
         _returns(g, r, b, rewards[b])
         dones[b] = True
@@ -747,7 +797,7 @@ def _step_one(
         if not r[KEXACT]:
             for _ in range(1000):  # a deal on which the learner never moves is replaced (R13)
                 _new_episode(g, r, rs, b, policies, pool, learner)
-                count = _first_choice(g, r, rs, b, policies, masks[b])
+                count = _first_choice(g, r, rs, ks, b, policies, masks[b])
                 if count > 0:
                     break
     status[b] = count
@@ -757,18 +807,18 @@ def _step_one(
 
 
 @njit(cache=True)
-def _step_games(g, r, rs, scale, games, actions, policies, pool, learner, out) -> None:
+def _step_games(g, r, rs, ks, scale, games, actions, policies, pool, learner, out) -> None:
     """:func:`_step_one` for each of ``games``, one after another."""
     for b in games:
-        _step_one(g, r, rs, scale, b, actions, policies, pool, learner, out)
+        _step_one(g, r, rs, ks, scale, b, actions, policies, pool, learner, out)
 
 
 @njit(cache=True, parallel=True)
-def _step_games_parallel(g, r, rs, scale, games, actions, policies, pool, learner, out) -> None:
+def _step_games_parallel(g, r, rs, ks, scale, games, actions, policies, pool, learner, out) -> None:
     """:func:`_step_one` for each of ``games``, spread over Numba's threads (each game has its
     own generator, so the result does not depend on the threads)."""
     for i in prange(len(games)):
-        _step_one(g, r, rs, scale, games[i], actions, policies, pool, learner, out)
+        _step_one(g, r, rs, ks, scale, games[i], actions, policies, pool, learner, out)
 
 
 @njit(cache=True)
@@ -776,6 +826,7 @@ def _start_games(
     g: np.ndarray,
     r: np.ndarray,
     rs: np.ndarray,
+    ks: np.ndarray,
     games: np.ndarray,
     policies: np.ndarray,
     pool: np.ndarray,
@@ -791,7 +842,7 @@ def _start_games(
             continue
         for _ in range(1000):
             _new_episode(g, r, rs, b, policies, pool, learner)
-            if _first_choice(g, r, rs, b, policies, masks[b]) > 0:
+            if _first_choice(g, r, rs, ks, b, policies, masks[b]) > 0:
                 break
 
 
@@ -832,7 +883,9 @@ class TrashBatch:
 
     With ``exact=True`` each game draws its deck, reshuffles and later deals from its
     own ``numpy.random.Generator`` (``reset(seeds=[...])``) exactly as the core does,
-    and a finished game is not dealt again (``dones`` stays set; call ``reset``).
+    its ``random`` seats draw from their keyed Philox streams (``reset(draw_keys=...)``)
+    exactly as ``RandomAgent`` does, and a finished game is not dealt again (``dones``
+    stays set; call ``reset``).
     ``parallel`` spreads the games over Numba's threads (default: from
     ``PARALLEL_FROM`` games); results do not depend on it.
     """
@@ -891,6 +944,9 @@ class TrashBatch:
             self.final_obs,
         )
         self.policies = policy_codes(policies, batch_size, p)
+        if exact:  # exact mode's random is RandomAgent's, from each seat's keyed stream (reset's draw_keys)
+            self.policies[self.policies == RANDOM] = KEYED_RANDOM
+        self.streams = np.zeros((batch_size, MAX_SEATS, 3), np.uint64)
         if not exact and opponents is None and ((self.policies != EXTERNAL).all(axis=1)).any():
             raise ValueError("policies: in fast mode every game needs a seat that is asked (None); use exact=True")
         self.pool = np.array([_code(name, "opponents") for name in opponents or []], np.int64)
@@ -917,15 +973,20 @@ class TrashBatch:
         """Each game's own generator for the fast mode's shuffles and the random policy."""
         self.rng_state = np.random.default_rng(seed).integers(1, 2**63, size=self.batch_size, dtype=np.uint64)
 
-    def reset(self, seeds: list[Any] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def reset(self, seeds: list[Any] | None = None, draw_keys: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """Deal every game; returns (observations, masks) of the acting seats. In exact
         mode ``seeds`` (one per game, anything ``numpy.random.default_rng`` takes)
-        seed each game's generator, whose first draw shuffles its deck (R3)."""
+        seed each game's generator, whose first draw shuffles its deck (R3), and ``draw_keys``
+        ([B, num_players, 2] integers below 2**64) are the Philox keys the in-engine ``random`` of
+        each game's seats draws from: seat s of game b decides as ``RandomAgent`` with the generator
+        ``trash_env.counter_rng.keyed_generator(draw_keys[b, s])`` (needed only where a seat plays
+        ``random``; the streams start again at their first draw)."""
         g, r = self.state, self.rules
         self.dones[:] = False
         if self.exact:
             if seeds is None or len(seeds) != self.batch_size:
                 raise ValueError(f"exact mode needs one seed per game ({self.batch_size})")
+            self._set_streams(draw_keys)
             d = self.config.deck_size
             decks: dict[Any, np.ndarray] = {}  # games with one seed (the rotations of a deal) share a deck
             for b, seed in enumerate(seeds):
@@ -936,13 +997,31 @@ class TrashBatch:
             self._game_seeds = list(seeds)
             self.generators = [None] * self.batch_size  # made when a game first needs one more draw
             with _wrapping():
-                _start_games(g, r, self.rng_state, self._all, self.policies, self.pool, self.learner, self.masks)
+                self._start()
             self._run(self._all, self._no_actions)
             return self.obs, self.masks
         with _wrapping():
-            _start_games(g, r, self.rng_state, self._all, self.policies, self.pool, self.learner, self.masks)
+            self._start()
         _observe_games(g, r, self.scale, self._all, self.obs, self.masks, self.seats, self.status)
         return self.obs, self.masks
+
+    def _start(self) -> None:
+        """Deal every game (:func:`_start_games`)."""
+        g, r = self.state, self.rules
+        _start_games(g, r, self.rng_state, self.streams, self._all, self.policies, self.pool, self.learner, self.masks)
+
+    def _set_streams(self, draw_keys: Any) -> None:
+        """Exact mode: every seat's keyed stream at its first draw, from ``draw_keys``."""
+        p = self.config.num_players
+        self.streams[:] = 0
+        if draw_keys is None:
+            if (self.policies == KEYED_RANDOM).any():
+                raise ValueError("exact mode's in-engine random draws from keyed streams: reset(seeds, draw_keys=...)")
+            return
+        keys = np.asarray(draw_keys, dtype=np.uint64)
+        if keys.shape != (self.batch_size, p, 2):
+            raise ValueError(f"draw_keys: one Philox key (two words) per game and seat, {(self.batch_size, p, 2)}")
+        self.streams[:, :p, KEY0 : KEY1 + 1] = keys
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """One action per game, legal for its acting seat (``masks``; not checked here); -1
@@ -962,6 +1041,7 @@ class TrashBatch:
                 self.state,
                 self.rules,
                 self.rng_state,
+                self.streams,
                 self.scale,
                 games,
                 actions,
@@ -1044,8 +1124,10 @@ def policy_codes(policies: list[Any] | None, batch_size: int, num_players: int) 
     rows = policies if policies and isinstance(policies[0], (list, tuple)) else [policies] * batch_size
     if len(rows) != batch_size or any(len(row) != num_players for row in rows):
         raise ValueError(f"policies: one name (or None) per seat ({num_players}), for one game or each of {batch_size}")
+    seen: dict[tuple, list[int]] = {}  # an evaluation's games repeat a few lineups thousands of times
     for b, row in enumerate(rows):
-        for seat, name in enumerate(row):
-            if name is not None:
-                codes[b, seat] = _code(name, f"policies[{seat}]")
+        lineup = tuple(row)
+        if lineup not in seen:
+            seen[lineup] = [EXTERNAL if n is None else _code(n, f"policies[{seat}]") for seat, n in enumerate(row)]
+        codes[b] = seen[lineup]
     return codes
