@@ -182,6 +182,8 @@ def training_threads() -> str:
 
 
 TABLES: dict[str, Callable[[], str]] = {
+    "headline-speed": headline_speed,
+    "training-threads": training_threads,
     "suite-tasks": suite_tasks,
     "leaderboard": leaderboard,
     "leaderboard-summary": leaderboard_summary,

@@ -686,7 +686,7 @@ def finish(
         plot_learning_curve(
             history, args.eval_baselines, run_dir / "learning_curve.png", f"{setup.folder.name}: score vs baselines"
         )
-    logger.info(f"trained {model.num_timesteps:,} timesteps in {train_seconds:.0f} s; policy saved to {policy_path}")
+    logger.info(f"trained {model.num_timesteps:,} timesteps in {train_seconds:.1f} s; policy saved to {policy_path}")
     if interrupted:
         assert checkpoint is not None
         later = f"To resume the run:\n  {resume_command(args, setup.folder, checkpoint)}"
