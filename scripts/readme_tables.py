@@ -161,6 +161,15 @@ def headline_speed() -> str:
     return table(["", "per second"], rows).rstrip("\n") + "\n" + note
 
 
+def default_training() -> str:
+    """``make train``'s final table, from the ``final_eval.json`` of a run of it (``docs/default_final_eval.json``),
+    in the columns the command prints."""
+    from agents.evaluation.report import FINAL_COLUMNS, final_rows
+
+    rows = [[f"`{baseline}`", *cells] for baseline, *cells in final_rows(_load("default_final_eval.json"))]
+    return table(list(FINAL_COLUMNS), rows)
+
+
 def training_threads() -> str:
     """Training speed by thread count, idle and beside a busy process (``benchmarks/threads.py``)."""
     data = _load("speed/threads.json")
@@ -184,6 +193,7 @@ def training_threads() -> str:
 TABLES: dict[str, Callable[[], str]] = {
     "headline-speed": headline_speed,
     "training-threads": training_threads,
+    "default-training": default_training,
     "suite-tasks": suite_tasks,
     "leaderboard": leaderboard,
     "leaderboard-summary": leaderboard_summary,
