@@ -89,7 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             media.write_html(record, args.html, args.fps, shown)
         if args.gif:
             media.write_gif(record, args.gif, args.fps, shown)
-    winners = ", ".join(f"player_{s} ({record['players'][s]})" for s in record["winners"]) or "nobody (a draw)"
+    names = media.seat_names(record, config.num_players)  # a policy by its file's name, as the replay shows it
+    winners = ", ".join(names[s] for s in record["winners"]) or "nobody (a draw)"
     print(f"{len(record['actions'])} moves; won by {winners}")
     for flag in ("json", "html", "gif"):
         if getattr(args, flag):

@@ -458,3 +458,15 @@ def test_a_picture_without_the_render_extra_names_it(monkeypatch, module) -> Non
         env.render()
     with pytest.raises(ImportError, match=f"missing {module}"):
         require()
+
+
+def test_record_names_a_policy_by_its_file_in_its_summary(tmp_path, monkeypatch, capsys) -> None:
+    """``trash-record``'s summary line names the winners as the replay does: a policy by its file's
+    name, not the path it was loaded from."""
+    from agents.commands.record import main
+
+    policy = str(Path(__file__).resolve().parents[2] / "policies" / "standard_2p_maskable_ppo.zip")
+    monkeypatch.chdir(tmp_path)
+    assert main([policy, "greedy", "--seed", "2", "--json", "game.json"]) == 0
+    summary = capsys.readouterr().out.splitlines()[0]
+    assert summary.endswith("won by player_0 (standard_2p_maskable_ppo)") and "/" not in summary
