@@ -13,7 +13,6 @@ import io
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -29,6 +28,7 @@ from typing import Any
 import numpy as np
 import pytest
 from helpers import ROOT
+from helpers.browser import headless_chromium
 from helpers.play import choices, unseen_moved
 
 from agents.commands import play
@@ -677,32 +677,11 @@ def test_the_command_prints_its_url_serves_the_page_and_stops_on_a_signal(argv: 
 # A real browser
 
 
-def chromium() -> str | None:
-    found = shutil.which("chromium")
-    if found:
-        return found
-    return "/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """A headless Chromium (Debian's) driven by Playwright."""
-    reason = None
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        reason = "Playwright is not installed (pip install playwright, in the dev extra)"
-    executable = chromium()
-    if reason is None and executable is None:
-        reason = "Chromium is not installed (apt-get install chromium; .ci/run does it)"
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason}: the browser tests must run when CI is set")
-        pytest.skip(reason)
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+    """A headless Chromium (Debian's) driven by Playwright (:mod:`helpers.browser`)."""
+    with headless_chromium() as launched:
         yield launched
-        launched.close()
 
 
 @contextlib.contextmanager

@@ -4,14 +4,12 @@ Python (Numba's JIT off, or Numba missing)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import run_python
 
 from trash_env import counter_rng
 from trash_env.jit import HAVE_NUMBA
@@ -103,14 +101,6 @@ def test_plain_python_draws_the_same(env: dict, prelude: str, have_numba: str) -
     """The same functions as plain Python (NumPy ``uint64`` scalars, Numba's JIT off or Numba
     missing) give NumPy's draws too, and the batched engine's ``random`` (exact mode) drawing
     from them plays RandomAgent's games on the core."""
-    code = textwrap.dedent(PLAIN).format(prelude=prelude)
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = run_python(textwrap.dedent(PLAIN).format(prelude=prelude), env)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.split() == [have_numba]

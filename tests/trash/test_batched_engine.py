@@ -12,15 +12,13 @@ prediction is compared wherever no shuffle (R7 reshuffle, R9 deal) happened in b
 from __future__ import annotations
 
 import itertools
-import os
-import subprocess
-import sys
 import textwrap
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import run_python
 from helpers.batched import assert_same_state
 
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
@@ -691,15 +689,7 @@ print(batched.HAVE_NUMBA, counts["decisions"])
 def test_plain_python_path_matches_the_core(env: dict, prelude: str, have_numba: str) -> None:
     """The same functions run as plain Python (Numba's JIT disabled, or Numba missing) and still
     agree with the core in exact mode (a short differential run, truncated at 60 turns, R7)."""
-    code = textwrap.dedent(DIFFERENTIAL).format(prelude=prelude)
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = run_python(textwrap.dedent(DIFFERENTIAL).format(prelude=prelude), env)
     assert result.returncode == 0, result.stderr[-3000:]
     flag, decisions = result.stdout.split()
     assert flag == have_numba and int(decisions) > 0
