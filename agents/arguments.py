@@ -240,6 +240,32 @@ def shell_command(words: Sequence[str]) -> str:
     return shlex.join(words)
 
 
+SCRIPT_NAMES = ("train.py", "train_rllib.py")  # the repository's root scripts (shims of agents.commands)
+
+
+def program_words(console_name: str) -> list[str]:
+    """How the user ran this command, for the commands it prints (a resume command): ``python -m
+    agents.commands.play`` when run as a module, ``python train.py`` for a root script, the console
+    script's name when run as one (``trash-play``), else ``console_name`` (inside a test)."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    module = (getattr(spec, "name", None) or "").removesuffix(".__main__")
+    if module.startswith(("agents.", "trash_env.")):
+        return [python_command(), "-m", module]
+    script = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    name = script if script in SCRIPT_NAMES or script.startswith("trash-") else console_name
+    return [python_command(), name] if name.endswith(".py") else [name]
+
+
+def program_name(console_name: str) -> str:
+    """The name a command gives itself in its usage and errors: :func:`program_words` without the
+    interpreter before a script (``train.py``, as argparse says), ``python -m agents.commands.play``
+    for a module, ``trash-play`` for a console script."""
+    words = program_words(console_name)
+    if words[1:2] == ["-m"]:
+        return shell_command(["python", *words[1:]])
+    return shell_command(words[1:] if len(words) == 2 else words)
+
+
 def python_command() -> str:
     """How to run this Python again from the working directory: ``python`` if that is the one on
     the PATH, the relative path of a virtual environment's (``.venv/bin/python``), else the full path."""

@@ -19,16 +19,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.arguments import ArgumentParser, at_least, fail
+from agents.arguments import ArgumentParser, at_least, fail, program_name
 from agents.bench.tasks import REFERENCES, TASKS, load_references, select_tasks
 from agents.registry import SCORED_BASELINES
 from trash_env.files import check_output_path, write_json
 
-PROG = "trash-bench"
+COMMAND = "trash-bench"
 
 
 def build_parser() -> ArgumentParser:
-    parser = ArgumentParser(prog=PROG, description="The trash-rl benchmark suite: tasks, runs, reports.")
+    parser = ArgumentParser(
+        prog=program_name(COMMAND), description="The trash-rl benchmark suite: tasks, runs, reports."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("tasks", help="list the tasks")
     run = commands.add_parser("run", help="train an algorithm on tasks x seeds and write result files")
@@ -167,7 +169,10 @@ def run_command(args) -> int:
             threads=args.threads,
         )
     except KeyboardInterrupt:
-        print(f"\n{PROG}: interrupted; {count[0]} runs finished and kept, rerun the command to go on", file=sys.stderr)
+        print(
+            f"\n{program_name(COMMAND)}: interrupted; {count[0]} runs finished and kept, rerun the command to go on",
+            file=sys.stderr,
+        )
         return 130
     return 0
 
@@ -191,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         return run_command(args)
     except ValueError as error:
-        return fail(PROG, error)
+        return fail(program_name(COMMAND), error)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 import trash_env
-from agents.arguments import ArgumentParser, at_least
+from agents.arguments import ArgumentParser, at_least, program_name
 from trash_env import files
 from trash_env.records import replay
 from trash_env.trash.config import PRESETS
@@ -23,7 +23,7 @@ from trash_env.trash.rules import action_name
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = ArgumentParser(prog="trash-demo", description="Watch random legal players play Trash.")
+    parser = ArgumentParser(prog=program_name("trash-demo"), description="Watch random legal players play Trash.")
     parser.add_argument("--preset", default="standard", choices=sorted(PRESETS))
     parser.add_argument("--num-players", type=int, default=2)
     parser.add_argument("--layout-size", type=int, default=None)

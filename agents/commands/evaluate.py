@@ -29,7 +29,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.arguments import ArgumentParser, add_override_flag, add_threads_flag, at_least, fail, rules_config
+from agents.arguments import (
+    ArgumentParser,
+    add_override_flag,
+    add_threads_flag,
+    at_least,
+    fail,
+    program_name,
+    rules_config,
+)
 from agents.evaluation.duplicate import check_pairings, round_robin, run_tournament
 from agents.evaluation.games import GameResult
 from agents.evaluation.report import plot_ratings, print_summary, write_csv, write_json
@@ -39,12 +47,12 @@ from trash_env import files
 from trash_env.games import GAMES, get_game
 from trash_env.trash.config import PRESETS
 
-PROG = "trash-evaluate"
+COMMAND = "trash-evaluate"
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = ArgumentParser(
-        prog=PROG,
+        prog=program_name(COMMAND),
         description="Duplicate-deal tournaments between Trash (or Help Your Neighbor) agents, "
         "with 95% intervals over deals.",
     )
@@ -142,13 +150,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         set_threads(args.threads)
         config = check_arguments(args)
     except ValueError as error:
-        return fail(PROG, error)
+        return fail(program_name(COMMAND), error)
     if args.exact:
         return exact_main(args, config)
     try:
         results = run_with_progress(config, args)
     except KeyboardInterrupt:
-        print(f"\n{PROG}: interrupted; nothing was written", file=sys.stderr)
+        print(f"\n{program_name(COMMAND)}: interrupted; nothing was written", file=sys.stderr)
         return 130
     summary = summarize(results, bootstrap=args.bootstrap, seed=args.seed)
     mode = "independent" if args.independent else "duplicate"

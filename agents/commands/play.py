@@ -55,7 +55,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from agents.arguments import ArgumentParser, add_threads_flag, fail
+from agents.arguments import ArgumentParser, add_threads_flag, fail, program_name
 from agents.base import Agent
 from agents.commands.table import Table, listing
 from agents.processes import set_threads
@@ -63,7 +63,7 @@ from agents.registry import DEFAULT_OPPONENT, make_agent
 from trash_env.games import GAMES, TRASH, game_of
 from trash_env.trash.config import PRESETS
 
-PROG = "trash-play"
+COMMAND = "trash-play"
 PROMPT = "your move> "
 AGAIN_PROMPT = "play again> "
 HELP_WORDS = ("?", "h", "help")
@@ -298,7 +298,7 @@ def play_games(
 
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
-        prog=PROG,
+        prog=program_name(COMMAND),
         description="Play Trash or Help Your Neighbor against agents, in the terminal or in the browser (--web); "
         "you see only public information (R2).",
     )
@@ -373,13 +373,13 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
         set_threads(args.threads)
         config, agents = setup(args)
     except ValueError as error:
-        return fail(PROG, error)
+        return fail(program_name(COMMAND), error)
     if args.web:
         try:
             from agents.commands.web import server as web
         except ImportError as error:
             missing = f" ({error.name.partition('.')[0]} is not installed)" if error.name else ""
-            return fail(PROG, f"--web needs the web extra: pip install 'trash-rl[web]'{missing}")
+            return fail(program_name(COMMAND), f"--web needs the web extra: pip install 'trash-rl[web]'{missing}")
         return web.serve(config, agents, args.seed, args.host or web.DEFAULT_HOST, args.port or 0, out)
     return play_games(config, agents, args.seed, input_fn, out)
 

@@ -23,7 +23,15 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.arguments import ArgumentParser, add_override_flag, add_threads_flag, at_least, fail, rules_config
+from agents.arguments import (
+    ArgumentParser,
+    add_override_flag,
+    add_threads_flag,
+    at_least,
+    fail,
+    program_name,
+    rules_config,
+)
 from agents.evaluation.duplicate import record_game
 from agents.processes import set_threads
 from agents.registry import make_agent
@@ -32,11 +40,11 @@ from trash_env.games import GAMES, get_game
 from trash_env.rendering import media
 from trash_env.trash.config import PRESETS
 
-PROG = "trash-record"
+COMMAND = "trash-record"
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    parser = ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog=program_name(COMMAND), description=__doc__.splitlines()[0])
     parser.add_argument("agents", nargs="+", help="an agent spec per seat (as agents.commands.evaluate takes them)")
     parser.add_argument("--game", default="trash", choices=sorted(GAMES), help="the game (default trash)")
     parser.add_argument("--preset", default="standard", choices=sorted(PRESETS), help="rules preset (R11, Trash)")
@@ -75,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             require()  # the render extra, checked before playing
     except (ValueError, ImportError) as error:
-        return fail(PROG, error)
+        return fail(program_name(COMMAND), error)
     rngs = [np.random.default_rng([args.seed, seat, 7]) for seat in range(config.num_players)]
     specs = [args.agents[seat % len(args.agents)] for seat in range(config.num_players)]
     record = record_game(config, [made[spec] for spec in specs], [args.seed], rngs, specs)

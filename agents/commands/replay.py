@@ -12,17 +12,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents.arguments import ArgumentParser, fail
+from agents.arguments import ArgumentParser, fail, program_name
 from trash_env.files import check_output_path
 from trash_env.records import load_record
 from trash_env.rendering.media import check_fps, frames, write_gif, write_html
 
-PROG = "trash-replay"
+COMMAND = "trash-replay"
 
 
 def main(argv: list[str] | None = None) -> int:
     """The command: 0 after writing, 2 for a bad argument or record (one line on stderr)."""
-    parser = ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog=program_name(COMMAND), description=__doc__.splitlines()[0])
     parser.add_argument("record", type=Path, help="a game record (JSON)")
     parser.add_argument("--html", type=Path, help="write a self-contained HTML replay here")
     parser.add_argument("--gif", type=Path, help="write an animated GIF here")
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         record = load_record(args.record)
         shown = frames(record)  # replays it: a record that does not replay is refused before anything is written
     except (ValueError, TypeError, KeyError) as error:
-        return fail(PROG, error)
+        return fail(program_name(COMMAND), error)
     if args.html:
         write_html(record, args.html, args.fps, shown)
         print(f"wrote {args.html}")

@@ -12,15 +12,15 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from agents.arguments import ArgumentParser
+from agents.arguments import ArgumentParser, program_name
 from trash_env.neighbor.solver import cache_path, load_solution, solve
 
-PROG = "trash-solve"
+COMMAND = "trash-solve"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command: solve (or load) the game and print its headline."""
-    parser = ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog=program_name(COMMAND), description=__doc__.splitlines()[0])
     parser.add_argument("--fresh", action="store_true", help="solve again even if a cached solution exists")
     args = parser.parse_args(argv)
     if args.fresh:

@@ -126,9 +126,7 @@ def record_game(
     else:
         record = records.make_neighbor_record(config, deal_seed, [], state, actions)
     record["players"] = list(names)
-    record["probabilities"] = [
-        None if p is None else {str(a): round(v, 6) for a, v in p.items()} for _, _, p in log
-    ]
+    record["probabilities"] = [None if p is None else {str(a): round(v, 6) for a, v in p.items()} for _, _, p in log]
     return record
 
 

@@ -50,7 +50,8 @@ from agents.arguments import (
     at_least,
     command_line,
     override_words,
-    python_command,
+    program_name,
+    program_words,
     rules_config,
     rules_fields,
     shell_command,
@@ -73,7 +74,7 @@ from agents.training.runs import (
 
 logger = logging.getLogger(__name__)
 
-PROG = "train_rllib.py"
+COMMAND = "train_rllib.py"
 GAME = "trash"  # RLlib trains on trash_v0 (trash_env.rllib_env)
 RUN_NAME_TEXT = "preset, players, mode and seed; _2, _3 ... if that folder holds a run"  # default_run_name
 
@@ -217,7 +218,9 @@ def checkpoint_iteration(path: Path) -> int:
     """The iteration of a checkpoint folder written by this script (``iteration_N``)."""
     number = path.name.removeprefix("iteration_")
     if not path.is_dir() or not number.isdigit() or not (path / "algorithm_state.pkl").exists():
-        raise ValueError(f"--resume {str(path)!r} is not a checkpoint folder written by {PROG} (iteration_N)")
+        raise ValueError(
+            f"--resume {str(path)!r} is not a checkpoint folder written by {program_name(COMMAND)} (iteration_N)"
+        )
     return int(number)
 
 
@@ -251,7 +254,7 @@ def resume_command(args: Args, folder: RunFolder, checkpoint: Path) -> str:
         rules={},
         overrides=[*override_words(args.rules), *args.overrides],
     )
-    return shell_command([python_command(), PROG, *command_line(settings)])
+    return shell_command([*program_words(COMMAND), *command_line(settings)])
 
 
 def save_checkpoint(algorithm: Any, run_dir: Path, iteration: int) -> Path:
@@ -385,9 +388,8 @@ def train(args: Args, stop: GracefulStop | None = None) -> TrainResult:
     return run_under_stop(run, prepare(args), stop, SAFE_POINT)
 
 
-
 def cli(argv: Sequence[str] | None = None) -> int:
     """The command line (``trash-train-rllib``): exit status 0, 2 for a bad argument (one line,
     nothing written, before Ray starts), or 128 + the signal number when Ctrl-C or SIGTERM stopped
     the run."""
-    return stoppable_command(PROG, Args, prepare, run, SAFE_POINT, argv, __doc__.splitlines()[0])
+    return stoppable_command(program_name(COMMAND), Args, prepare, run, SAFE_POINT, argv, __doc__.splitlines()[0])

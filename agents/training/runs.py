@@ -150,7 +150,6 @@ class TrainResult:
     """where an interrupted run can be resumed from (``--resume``), else None"""
 
 
-
 class FinalEvaluationSettings(Protocol):
     """The settings of a final evaluation, as both training libraries' ``Args`` have them."""
 

@@ -55,7 +55,8 @@ from agents.arguments import (
     at_least,
     command_line,
     override_words,
-    python_command,
+    program_name,
+    program_words,
     rules_config,
     shell_command,
     stoppable_command,
@@ -81,7 +82,7 @@ from trash_env.single_agent import NeighborSingleAgentEnv, TrashSingleAgentEnv
 
 logger = logging.getLogger(__name__)
 
-PROG = "train.py"
+COMMAND = "train.py"
 
 ALGORITHMS = {"maskable_ppo": "MaskablePPO", "ppo": "PPO", "a2c": "A2C", "dqn": "DQN", "qrdqn": "QRDQN"}
 VALUE_BASED = ("dqn", "qrdqn")  # a replay buffer and a Q-network (no n_steps, no entropy bonus)
@@ -511,7 +512,7 @@ def resume_command(args: Args, folder: RunFolder, checkpoint: Path) -> str:
         rules={},
         overrides=[*override_words(args.rules), *args.overrides],
     )
-    return shell_command([python_command(), PROG, *command_line(settings)])
+    return shell_command([*program_words(COMMAND), *command_line(settings)])
 
 
 def reload_snapshots(run_dir: Path, timesteps: int, pool_size: int) -> list[Any]:
@@ -745,8 +746,7 @@ def train(args: Args, stop: GracefulStop | None = None, callbacks: Sequence[Base
     return run_under_stop(run, prepare(args), stop, SAFE_POINT, callbacks)
 
 
-
 def cli(argv: Sequence[str] | None = None) -> int:
     """The command line (``trash-train``): exit status 0, 2 for a bad argument (one line, nothing
     written), or 128 + the signal number when Ctrl-C or SIGTERM stopped the run."""
-    return stoppable_command(PROG, Args, prepare, run, SAFE_POINT, argv, __doc__.splitlines()[0])
+    return stoppable_command(program_name(COMMAND), Args, prepare, run, SAFE_POINT, argv, __doc__.splitlines()[0])

@@ -444,8 +444,11 @@ BAD_ARGUMENTS = [
     ("agents.commands.evaluate", ["greedy", "random", "--override", "layout_size"], BAD_OVERRIDE),
     ("agents.commands.evaluate", ["greedy", "random", "--match", "--game", "help_your_neighbor"], NO_MATCHES),
     ("agents.commands.record", ["greedy", "random", "--json", "x.json", "--override", "layout_size"], BAD_OVERRIDE),
-    ("agents.commands.record", ["random", "random", "--json", "x.json", "--game", "help_your_neighbor", "--match"],
-     NO_MATCHES),
+    (
+        "agents.commands.record",
+        ["random", "random", "--json", "x.json", "--game", "help_your_neighbor", "--match"],
+        NO_MATCHES,
+    ),
     ("agents.commands.play", ["--opponents", "nosuch"], "unknown agent 'nosuch'"),
     ("agents.commands.play", ["--opponents", "MISSING"], "does not exist"),
     ("agents.commands.play", ["--opponents", "SHIPPED", "greedy"], "trained for another configuration"),
@@ -499,15 +502,30 @@ def test_bad_arguments_exit_2_with_one_line_and_write_nothing(
     [
         (["train.py", "--total-timesteps", "-1"], "train.py: error: --total-timesteps must be at least 1, got -1"),
         (["train_rllib.py", "--iterations", "0"], "train_rllib.py: error: --iterations must be at least 1, got 0"),
-        (["-m", "agents.commands.evaluate", "greedy", "nosuch"], "trash-evaluate: error: unknown agent 'nosuch'"),
-        (["-m", "agents.commands.play", "--seat", "7"], "trash-play: error: --seat 7 is out of range"),
-        (["-m", "agents.commands.demo", "--num-players", "1"], "trash-demo: error: num_players=1"),
+        (
+            ["-m", "agents.commands.evaluate", "greedy", "nosuch"],
+            "python -m agents.commands.evaluate: error: unknown agent 'nosuch'",
+        ),
+        (
+            ["-m", "agents.commands.play", "--seat", "7"],
+            "python -m agents.commands.play: error: --seat 7 is out of range",
+        ),
+        (["-m", "agents.commands.demo", "--num-players", "1"], "python -m agents.commands.demo: error: num_players=1"),
+        (["trash-evaluate", "greedy", "nosuch"], "trash-evaluate: error: unknown agent 'nosuch'"),
     ],
 )
 def test_bad_arguments_as_a_user_runs_them(command: list[str], message: str, tmp_path: Path) -> None:
-    """The same as real processes (``python train.py ...``): exit status 2, one line, nothing written."""
+    """The same as real processes (``python train.py ...``): exit status 2, one line naming the command
+    as it was run (``python -m agents.commands.play``, ``trash-evaluate``), nothing written."""
+    if command[0].startswith("trash-"):  # a console script, installed beside this Python
+        script = Path(sys.executable).parent / command[0]
+        if not script.exists():
+            pytest.skip(f"{command[0]} is not installed beside {sys.executable}")
+        argv = [str(script), *command[1:]]
+    else:
+        argv = [sys.executable, *[str(ROOT / w) if w.endswith(".py") else w for w in command]]
     completed = subprocess.run(
-        [sys.executable, *[str(ROOT / w) if w.endswith(".py") else w for w in command]],
+        argv,
         cwd=tmp_path,
         capture_output=True,
         text=True,

@@ -60,11 +60,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from agents.arguments import fail
+from agents.arguments import fail, program_name
 from agents.base import Agent
 from agents.commands.table import Table
 
-PROG = "trash-play"  # the server is trash-play --web
+COMMAND = "trash-play"  # the server is trash-play --web
 DEFAULT_HOST = "127.0.0.1"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost")
 MAX_BODY = 4096  # bytes: a move is a few
@@ -439,7 +439,7 @@ def serve(
     try:
         sock = listen(host, port)
     except OSError as error:
-        return fail(PROG, f"cannot listen on {host} port {port}: {error.strerror or error}")
+        return fail(program_name(COMMAND), f"cannot listen on {host} port {port}: {error.strerror or error}")
     app = make_app(config, agents, seed, allowed_hosts=LOOPBACK_NAMES if host in LOOPBACK_NAMES else None)
     print(app.state.session.table.introduction(), file=out)
     print(f"Serving on {url_of(sock, host)} (Ctrl-C to stop)", file=out, flush=True)
