@@ -7,6 +7,7 @@ training time and both tables.
 
     python benchmarks/batched_training.py                       # 150,000 timesteps, 16 games, seeds 0 1 2
     python benchmarks/batched_training.py --timesteps 300000 --n-envs 64
+    python benchmarks/batched_training.py --seeds 0 1 2 3 4 5 --json docs/speed/batched_training.json
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from figures import write_figures
+
 from agents.registry import DEFAULT_BASELINES
 from agents.training import sb3 as train
 
@@ -32,6 +35,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--out-dir", type=Path, default=Path("runs/batched_training"))
+    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file (docs/speed/)")
     args = parser.parse_args()
     torch.set_num_threads(1)  # the same for both runs; faster for these small networks here
     rows = []
@@ -70,6 +74,12 @@ def main() -> None:
     for name, baseline in itertools.product(("batched", "dummy"), DEFAULT_BASELINES["trash"]):
         means = [row[3] for row in rows if row[0] == name and row[2] == baseline]
         print(f"  {name:8s} mean over seeds vs {baseline:7s} {np.mean(means):+.4f} (seeds {len(means)})")
+    settings = {"timesteps": args.timesteps, "n_envs": args.n_envs, "deals": args.deals, "learning_rate": 1e-4}
+    runs = [
+        {"engine": name, "seed": seed, "baseline": baseline, "mean": mean, "low": low, "high": high, "seconds": seconds}
+        for name, seed, baseline, mean, low, high, seconds in rows
+    ]
+    write_figures(args.json, {"settings": settings, "runs": runs})
 
 
 if __name__ == "__main__":

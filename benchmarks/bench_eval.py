@@ -116,10 +116,12 @@ def main() -> None:
         )
     slower = batched_rates["greedy", "greedy"] / batched_rates["random", "greedy"]
     print(f"batched engine: greedy vs greedy / random vs greedy = {slower:.2f}x (hands/s)")
-    write_figures(args.json, {"pairs": figures, "greedy_over_random": slower})
+    search = []
     for spec in ("search", "search:samples=64"):
         cost = search_cost(spec, config, args.search_hands, args.seed)
         print(f"{spec:20s} {cost:6.2f} ms per decision (against greedy, {args.search_hands} hands)")
+        search.append({"agent": spec, "milliseconds_per_decision": cost, "hands": args.search_hands})
+    write_figures(args.json, {"pairs": figures, "greedy_over_random": slower, "search": search})
 
 
 if __name__ == "__main__":

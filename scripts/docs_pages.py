@@ -122,8 +122,12 @@ def layout_page() -> str:
     ]
     for package in ("trash_env", "agents"):
         lines += layout_lines(ROOT / package)
-    lines += ["", "At the top of the repository: `train.py` and `train_rllib.py` (the commands `trash-train` and "
-              "`trash-train-rllib` as scripts), `RULES.md` (the rule book), `pyproject.toml`, `Makefile`, and", ""]
+    lines += [
+        "",
+        "At the top of the repository: `train.py` and `train_rllib.py` (the commands `trash-train` and "
+        "`trash-train-rllib` as scripts), `RULES.md` (the rule book), `pyproject.toml`, `Makefile`, and",
+        "",
+    ]
     lines += [f"- `{name}/`: {text}" for name, text in FOLDERS.items()]
     return "\n".join(lines) + "\n"
 

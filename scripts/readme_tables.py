@@ -190,7 +190,160 @@ def training_threads() -> str:
     return table(["load", "threads", "whole process (s)", "training timesteps/s"], rows).rstrip("\n") + "\n" + note
 
 
+def _measured(data: dict[str, Any], what: str) -> str:
+    """The line under a speed table: what was run, on which machine and with which versions, when."""
+    machine = data["machine"]
+    versions = ", ".join(f"{name} {version}" for name, version in machine["versions"].items())
+    what = what[:1].upper() + what[1:]
+    return (
+        f"\n{what}; measured by `make bench` on {machine['cpu']}, {machine['cores']} cores, "
+        f"{data['date']} (Python {machine['python']}, {versions}).\n"
+    )
+
+
+def random_play() -> str:
+    """Random legal play on the rules cores and the PettingZoo environments (``benchmarks/bench_env.py``)."""
+    data = _load("speed/env.json")
+    rows = [
+        [
+            row["what"]
+            .replace("env()", "`env()`")
+            .replace("trash_v0", "`trash_v0`")
+            .replace("help_your_neighbor_v0", "`help_your_neighbor_v0`")
+            .replace("leduc_holdem_v4", "PettingZoo `leduc_holdem_v4`"),
+            f"{row['decisions_per_second']:,.0f}",
+            f"{row['games_per_second']:,.0f}",
+        ]
+        for row in data["figures"]["rows"]
+    ]
+    note = _measured(
+        data, f"`trash_v0` makes {data['figures']['trash_v0_over_leduc']:.2f}x the decisions of `leduc_holdem_v4`"
+    )
+    return table(["engine", "decisions/s", "hands (games)/s"], rows).rstrip("\n") + "\n" + note
+
+
+def batched_random_play() -> str:
+    """Random legal play on the batched engine by batch size, beside the PettingZoo environments
+    (``benchmarks/bench_batched.py``)."""
+    data = _load("speed/batched.json")
+    play = data["figures"]["random_play"]
+    trash, leduc = play["trash_v0 via env()"], play["leduc_holdem_v4 via env()"]
+    rows = [
+        [
+            name.replace("env()", "`env()`")
+            .replace("trash_v0", "`trash_v0`")
+            .replace("leduc_holdem_v4", "`leduc_holdem_v4`"),
+            f"{rate:,.0f}",
+            f"{rate / trash:.1f}x",
+            f"{rate / leduc:.1f}x",
+        ]
+        for name, rate in play.items()
+    ]
+    return (
+        table(["engine", "decisions/s", "vs `trash_v0`", "vs `leduc_holdem_v4`"], rows).rstrip("\n")
+        + "\n"
+        + _measured(data, "random legal actions drawn from the masks with NumPy, counted in the time")
+    )
+
+
+def batched_training() -> str:
+    """MaskablePPO's training speed on the batched vector env against SB3's vector envs
+    (``benchmarks/bench_batched.py``)."""
+    data = _load("speed/batched.json")
+    rows = [
+        [
+            str(row["n_envs"]),
+            f"{row['batched']:,.0f}",
+            f"{row['dummy']:,.0f}",
+            f"{row['subproc']:,.0f}",
+            f"{row['ratio']:.2f}x",
+        ]
+        for row in data["figures"]["training"]
+    ]
+    header = [
+        "games",
+        "`TrashVecEnv` (batched)",
+        "`DummyVecEnv` over `TrashSingleAgentEnv`",
+        "`SubprocVecEnv`",
+        "batched / best scalar",
+    ]
+    note = _measured(data, "MaskablePPO against `random`, the same model settings, timesteps per second")
+    return table(header, rows).rstrip("\n") + "\n" + note
+
+
+def evaluation_speed() -> str:
+    """Duplicate-deal evaluation on each engine and worker count, and ``search``'s cost per decision
+    (``benchmarks/bench_eval.py``)."""
+    data = _load("speed/eval.json")
+    rows = [
+        [
+            f"{pair['pair']}, {pair['deals']:,} deals",
+            f"{pair['scalar']:,.0f}",
+            f"{pair['scalar_two_workers']:,.0f}",
+            f"{pair['batched']:,.0f}",
+            f"{pair['batched'] / pair['scalar']:.1f}x",
+            "yes" if pair["same_games"] else "**no**",
+        ]
+        for pair in data["figures"]["pairs"]
+    ]
+    header = [
+        "pair (standard, 2 players), hands/s",
+        "scalar, 1 worker",
+        "scalar, 2 workers",
+        "batched engine",
+        "batched / scalar",
+        "the same games",
+    ]
+    search = "; ".join(
+        f"`{row['agent']}` costs {row['milliseconds_per_decision']:.2f} ms per decision "
+        f"({row['hands']} hands against `greedy`)"
+        for row in data["figures"].get("search", [])
+    )
+    what = "torch with one thread" + (f"; {search}" if search else "")
+    return table(header, rows).rstrip("\n") + "\n" + _measured(data, what)
+
+
+def batched_learning() -> str:
+    """The same training budget on the batched vector env and on SB3's, seed by seed
+    (``benchmarks/batched_training.py --json``)."""
+    data = _load("speed/batched_training.json")
+    runs, settings = data["figures"]["runs"], data["figures"]["settings"]
+    cell = {(run["engine"], run["seed"], run["baseline"]): run for run in runs}
+    seeds = sorted({run["seed"] for run in runs})
+    baselines = list(dict.fromkeys(run["baseline"] for run in runs))
+    columns = [(engine, baseline) for baseline in baselines for engine in ("batched", "dummy")]
+    label = {"batched": "batched", "dummy": "SB3 `DummyVecEnv`"}
+
+    def interval(run: dict[str, Any]) -> str:
+        return f"{run['mean']:+.4f} [{run['low']:+.4f}, {run['high']:+.4f}]"
+
+    rows = [[str(seed), *(interval(cell[engine, seed, baseline]) for engine, baseline in columns)] for seed in seeds]
+    rows.append(["mean", *(f"{sum(cell[e, s, b]['mean'] for s in seeds) / len(seeds):+.4f}" for e, b in columns)])
+    overlap = sum(
+        max(cell["batched", s, b]["low"], cell["dummy", s, b]["low"])
+        <= min(cell["batched", s, b]["high"], cell["dummy", s, b]["high"])
+        for s in seeds
+        for b in baselines
+    )
+    what = (
+        f"{settings['timesteps']:,} timesteps, {settings['n_envs']} games, {settings['deals']:,} duplicate deals per "
+        f"baseline; the intervals of the two engines overlap in {overlap} of {len(seeds) * len(baselines)} "
+        "pairs of runs"
+    )
+    header = ["seed", *(f"{label[engine]} vs `{baseline}`" for engine, baseline in columns)]
+    return (
+        table(header, rows).rstrip("\n")
+        + "\n"
+        + _measured(data, what).replace("`make bench`", "`benchmarks/batched_training.py`")
+    )
+
+
 TABLES: dict[str, Callable[[], str]] = {
+    "random-play": random_play,
+    "batched-random-play": batched_random_play,
+    "batched-training": batched_training,
+    "evaluation-speed": evaluation_speed,
+    "batched-learning": batched_learning,
     "headline-speed": headline_speed,
     "training-threads": training_threads,
     "default-training": default_training,
