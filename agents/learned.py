@@ -15,10 +15,27 @@ learning-rate schedule, the spaces, the policy class), so a crafted file could
 run code. :meth:`LearnedAgent.load` instead rebuilds the network from the
 project's own description (``trash_rl.json``; for older files the plain-JSON
 ``policy_kwargs`` of SB3's ``data``) and loads ``policy.pth`` with
-``torch.load(weights_only=True)``, which accepts tensors and nothing else. Only
-resuming training (``train.py --resume FILE``, :func:`load_model`) loads the
-whole SB3 model, optimizer and schedules included, and only from the file the
-user names for that.
+``torch.load(weights_only=True)``, which accepts tensors and nothing else.
+Resuming training (``train.py --resume FILE``, :mod:`agents.training.sb3`) does
+not unpickle either: it builds the model from the command's settings, loads the
+weights and optimizer state as tensors, and the counters from ``trash_rl.json``.
+
+**A damaged or hostile file is refused in one line naming it and what is wrong**
+(a ``ValueError``; the commands print it and exit with status 2), before it can
+use much memory or play with weights it does not have:
+
+- the zip must be whole (:func:`trash_env.files.open_zip`: a file cut short is
+  said to be cut short) and have ``trash_rl.json``, ``data`` and ``policy.pth``;
+- every member is read with a bound, checked from its declared size before any
+  of it is read and again while reading: ``trash_rl.json`` at most
+  :data:`METADATA_LIMIT`, ``data`` :data:`DATA_LIMIT`, and ``policy.pth`` the
+  size of the network's own tensors plus :data:`WEIGHTS_SLACK`;
+- the network described may have at most :data:`MAX_PARAMETERS` parameters
+  (counted from the description before it is built);
+- the weights must be exactly the network's (:func:`check_weight_names`,
+  :func:`check_weight`): the same names, none missing or extra, each of the
+  network's shape and dtype, every value finite, then loaded with
+  ``load_state_dict(strict=True)``.
 
 A :class:`LearnedAgent` plays the policy's most preferred *legal* action
 (deterministic): for MaskablePPO its masked distribution, for PPO the legal
@@ -35,15 +52,17 @@ from __future__ import annotations
 
 import io
 import json
+import reprlib
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents.base import Agent, SeatView
-from trash_env.files import atomic_path
+from trash_env.files import atomic_path, open_zip, read_zip_member
 from trash_env.games import GAMES, game_of
 
 METADATA_NAME = "trash_rl.json"
@@ -51,6 +70,17 @@ _ENV_NAMES = tuple(game.env_name for game in GAMES.values())
 POLICY_FORMAT = 1
 # Fields that may differ between training and play without changing what the policy sees.
 _IGNORED_FIELDS = ("max_turns",)
+WEIGHTS_NAME = "policy.pth"
+# The members every policy file has (SB3's save, and ours), and what each holds.
+_MEMBERS = {METADATA_NAME: "what it was trained for", "data": "SB3's settings", WEIGHTS_NAME: "the network's weights"}
+# Bounds on what a policy file may make this process read or allocate (a file's declared sizes are
+# checked against them before anything is read). Files saved by train.py are far below them: the
+# shipped policy's trash_rl.json is under 1 kB, its data 21 kB, its network 75,000 parameters.
+METADATA_LIMIT = 1 << 20  # trash_rl.json: 1 MiB
+DATA_LIMIT = 8 << 20  # SB3's data (JSON): 8 MiB
+MAX_PARAMETERS = 1 << 26  # 67 million parameters: 256 MiB of float32 weights
+WEIGHTS_SLACK = 1 << 20  # policy.pth beyond its tensors' bytes: torch's pickle and zip headers
+MAX_LAYERS = 64  # hidden layers in a network description
 
 
 def _require_training_extra() -> None:
@@ -146,24 +176,36 @@ def save_policy(model: Any, path: str | Path, config: Any, preset: str, **extra:
 
 
 def read_metadata(path: str | Path) -> dict[str, Any]:
-    """The metadata of a policy file; a ValueError naming the problem if there is none."""
+    """The metadata of a policy file; a ValueError naming the problem if there is none: the file
+    missing, not a zip, cut short, without one of the members a policy file has (named), or with a
+    ``trash_rl.json`` over :data:`METADATA_LIMIT`, not JSON, or not a policy description."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"policy file {str(path)!r} does not exist")
-    try:
-        with zipfile.ZipFile(path) as archive:
-            if METADATA_NAME not in archive.namelist():
-                raise ValueError(
-                    f"{path} is not a trash-rl policy: it has no {METADATA_NAME} (was it saved by train.py?)"
-                )
-            metadata = json.loads(archive.read(METADATA_NAME))
-    except (zipfile.BadZipFile, OSError, json.JSONDecodeError, EOFError) as error:
-        raise ValueError(f"{path} is not a readable policy file (corrupt or truncated?): {error}") from None
+    with open_zip(path, kind="policy file") as archive:
+        names = set(archive.namelist())
+        if METADATA_NAME not in names:
+            raise ValueError(f"{path} is not a trash-rl policy: it has no {METADATA_NAME} (was it saved by train.py?)")
+        for name, role in _MEMBERS.items():
+            if name not in names:
+                raise ValueError(f"{path}: the policy could not be loaded: it has no {name} ({role})")
+        text = read_zip_member(archive, METADATA_NAME, METADATA_LIMIT, path)
+    metadata = parse_json(text, f"{path} is not a readable policy file: its {METADATA_NAME}")
     if not isinstance(metadata, dict) or not isinstance(metadata.get("config"), dict):
         raise ValueError(f"{path}: its {METADATA_NAME} is not a policy description (no config)")
     if metadata.get("format") != POLICY_FORMAT or metadata.get("game") not in _ENV_NAMES:
         raise ValueError(f"{path}: unsupported policy format {metadata.get('format')!r} for {metadata.get('game')!r}")
     return metadata
+
+
+def parse_json(data: bytes, source: str) -> Any:
+    """``data`` parsed as JSON; a ValueError naming ``source`` if it is not JSON (nor UTF-8), nests
+    too deep for the parser, or holds a number too long to read."""
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError) as error:  # JSONDecodeError, UnicodeDecodeError, int digits
+        message = "it nests too deep" if isinstance(error, RecursionError) else str(error)
+        raise ValueError(f"{source} is not JSON ({message})") from None
 
 
 def check_compatible(metadata: dict[str, Any], config: Any, source: str = "policy") -> None:
@@ -195,67 +237,193 @@ def _network_kwargs(path: Path, metadata: dict[str, Any], archive: zipfile.ZipFi
 
     network = metadata.get("network")
     if network is None:
-        try:
-            network = json.loads(archive.read("data")).get("policy_kwargs", {})
-        except (KeyError, json.JSONDecodeError, AttributeError) as error:
-            raise ValueError(f"{path}: no description of the network ({error})") from None
+        data = parse_json(read_zip_member(archive, "data", DATA_LIMIT, path), f"{path}: its data")
+        network = data.get("policy_kwargs", {}) if isinstance(data, dict) else None
         if not isinstance(network, dict) or any(key.startswith(":") for key in network):
             raise ValueError(f"{path}: the network is described only by a pickle, which is not loaded for play")
     if not isinstance(network, dict) or set(network) - {"net_arch", "activation_fn", "n_quantiles"}:
-        raise ValueError(f"{path}: {METADATA_NAME} has an unreadable network description {network!r}")
+        raise ValueError(f"{path}: {METADATA_NAME} has an unreadable network description {reprlib.repr(network)}")
     kwargs: dict[str, Any] = {}
     if network.get("net_arch") is not None:
         kwargs["net_arch"] = network["net_arch"]
     if network.get("n_quantiles") is not None:
-        kwargs["n_quantiles"] = int(network["n_quantiles"])
+        if not _positive_int(network["n_quantiles"]):
+            raise ValueError(
+                f"{path}: {METADATA_NAME} has an invalid n_quantiles {reprlib.repr(network['n_quantiles'])}"
+            )
+        kwargs["n_quantiles"] = network["n_quantiles"]
     if network.get("activation_fn") is not None:
         if network["activation_fn"] not in ACTIVATIONS:
-            raise ValueError(f"{path}: unknown activation {network['activation_fn']!r} (known: {ACTIVATIONS})")
+            raise ValueError(
+                f"{path}: unknown activation {reprlib.repr(network['activation_fn'])} (known: {ACTIVATIONS})"
+            )
         kwargs["activation_fn"] = getattr(torch.nn, network["activation_fn"])
     return kwargs
 
 
+def _positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _layers(path: Path, widths: Any) -> list[int]:
+    """The hidden layer widths of a network description, checked: a list of positive integers."""
+    if not isinstance(widths, list) or len(widths) > MAX_LAYERS or not all(map(_positive_int, widths)):
+        raise ValueError(
+            f"{path}: {METADATA_NAME} has an invalid net_arch {reprlib.repr(widths)} (up to {MAX_LAYERS} widths)"
+        )
+    return widths
+
+
+def _mlp_parameters(inputs: int, widths: list[int], outputs: int) -> int:
+    """The weights and biases of fully connected layers ``inputs -> widths... -> outputs``."""
+    sizes = [inputs, *widths, outputs]
+    return sum((a + 1) * b for a, b in pairwise(sizes))
+
+
+def count_parameters(path: Path, algorithm: str, inputs: int, actions: int, kwargs: dict[str, Any]) -> int:
+    """The parameter count of the network ``kwargs`` describe (SB3's MLP policies, as
+    :func:`build_network` builds them), checked before it is built: a ValueError naming ``path``
+    if the description is malformed or over :data:`MAX_PARAMETERS`."""
+    arch = kwargs.get("net_arch")
+    if algorithm in ("DQN", "QRDQN"):  # the Q-network and its target copy
+        outputs = actions * kwargs.get("n_quantiles", 200) if algorithm == "QRDQN" else actions
+        count = 2 * _mlp_parameters(inputs, _layers(path, [64, 64] if arch is None else arch), outputs)
+    else:  # actor-critic: a policy and a value network over the same features
+        if arch is None:
+            arch = {"pi": [64, 64], "vf": [64, 64]}
+        if isinstance(arch, dict):
+            if set(arch) - {"pi", "vf"}:
+                raise ValueError(
+                    f"{path}: {METADATA_NAME} has an invalid net_arch {reprlib.repr(arch)} (keys pi and vf)"
+                )
+            pi, vf = _layers(path, arch.get("pi", [])), _layers(path, arch.get("vf", []))
+        else:
+            pi = vf = _layers(path, arch)
+        count = _mlp_parameters(inputs, pi, actions) + _mlp_parameters(inputs, vf, 1)
+    if count > MAX_PARAMETERS:
+        raise ValueError(f"{path}: its network would have {count:,} parameters, over the limit of {MAX_PARAMETERS:,}")
+    return count
+
+
+_NAME_REPR = reprlib.Repr()
+_NAME_REPR.maxstring = 120  # a weight's name as a file gives it, shortened if it is longer
+
+
+def _few(names: Sequence[str]) -> str:
+    """The first of ``names``, and how many more."""
+    return _NAME_REPR.repr(names[0]) + (f" and {len(names) - 1} more" if len(names) > 1 else "")
+
+
+def check_weight_names(source: str, found: Collection[str], expected: Collection[str]) -> None:
+    """A ValueError naming ``source`` (a weights file) unless its weights are named exactly as the
+    network's: none missing (a partial file), none extra, none renamed (one missing, one extra)."""
+    if not found:
+        raise ValueError(f"{source} holds no weights (the network needs {len(expected)})")
+    missing = [name for name in expected if name not in found]
+    extra = [name for name in found if name not in expected]
+    problems = ([f"lacks {_few(missing)}"] if missing else []) + (
+        [f"has {_few(extra)}, which the network does not have"] if extra else []
+    )
+    if problems:
+        raise ValueError(f"{source} does not fit the network: it {' and '.join(problems)}")
+
+
+def check_weight(source: str, name: str, shape: Sequence[int], dtype: str, expected: tuple[Sequence[int], str]) -> None:
+    """A ValueError naming ``source`` and the weight ``name`` unless its shape and dtype are the
+    network's (``expected``)."""
+    if tuple(shape) != tuple(expected[0]):
+        raise ValueError(f"{source}: weight {name!r} has shape {tuple(shape)}, the network's is {tuple(expected[0])}")
+    if dtype != expected[1]:
+        raise ValueError(f"{source}: weight {name!r} is {dtype}, the network's is {expected[1]}")
+
+
+def check_finite(source: str, name: str, values: np.ndarray) -> None:
+    """A ValueError naming ``source`` and the weight ``name`` if any of its values is NaN or infinite."""
+    bad = values.size - int(np.count_nonzero(np.isfinite(values)))
+    if bad:
+        raise ValueError(f"{source}: weight {name!r} holds {bad:,} NaN or infinite values (of {values.size:,})")
+
+
+def _check_torch_archive(path: Path, data: bytes) -> None:
+    """A ValueError unless ``policy.pth`` is the plain zip ``torch.save`` writes: every record stored
+    uncompressed, within the member (torch allocates each record's declared size before reading)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as inner:
+            records = inner.infolist()
+    except (zipfile.BadZipFile, EOFError, ValueError) as error:
+        raise ValueError(f"{path}: its {WEIGHTS_NAME} is not a torch save ({error})") from None
+    for record in records:
+        if record.compress_type != zipfile.ZIP_STORED or record.file_size != record.compress_size:
+            raise ValueError(
+                f"{path}: its {WEIGHTS_NAME} is not a plain torch save ({record.filename!r} is compressed)"
+            )
+        if record.file_size > len(data):
+            raise ValueError(f"{path}: its {WEIGHTS_NAME} is damaged ({record.filename!r} is larger than the member)")
+
+
+def _load_weights(path: Path, data: bytes, expected: dict[str, Any]) -> dict[str, Any]:
+    """The tensors of ``policy.pth``, loaded as weights only and checked against the network's
+    state (``expected``): names, shapes, dtypes, finite values."""
+    import torch
+
+    _check_torch_archive(path, data)
+    try:
+        weights = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except Exception as error:  # weights that are not tensors, a damaged pickle
+        raise ValueError(f"{path}: the policy could not be loaded: {error}") from None
+    source = f"{path} ({WEIGHTS_NAME})"
+    if not isinstance(weights, dict) or not all(
+        isinstance(name, str) and isinstance(value, torch.Tensor) and value.layout == torch.strided
+        for name, value in weights.items()
+    ):
+        raise ValueError(f"{source} is not a table of named tensors")
+    check_weight_names(source, weights, expected)
+    for name, tensor in expected.items():
+        value = weights[name]
+        check_weight(source, name, value.shape, _dtype_name(value.dtype), (tensor.shape, _dtype_name(tensor.dtype)))
+        check_finite(source, name, value.detach().numpy())
+    return weights
+
+
+def _dtype_name(dtype: Any) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
 def build_network(path: str | Path, metadata: dict[str, Any]) -> Any:
     """The policy network of a policy file, rebuilt from its description, with its weights loaded
-    as weights only (``torch.load(weights_only=True)``): no pickle from the file is run."""
-    import torch
+    as weights only (``torch.load(weights_only=True)``): no pickle from the file is run. The
+    description is bounded (:func:`count_parameters`) before the network is built, and the weights
+    must be exactly the network's (names, shapes, dtypes, finite values) before they are loaded
+    (``strict=True``)."""
     from gymnasium import spaces
 
     path = Path(path)
-    policy_class = policy_classes().get(metadata.get("algorithm"))
+    algorithm = metadata.get("algorithm")
+    policy_class = policy_classes().get(algorithm)
     if policy_class is None:
-        raise ValueError(f"{path}: unknown algorithm {metadata.get('algorithm')!r}")
+        raise ValueError(f"{path}: unknown algorithm {reprlib.repr(algorithm)}")
     game = GAMES[next(name for name, game in GAMES.items() if game.env_name == metadata["game"])]
     size = metadata.get("observation_size")
-    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+    if not _positive_int(size):
         raise ValueError(f"{path}: {METADATA_NAME} has no valid observation_size")
+    with open_zip(path, kind="policy file") as archive:
+        kwargs = _network_kwargs(path, metadata, archive)
+        count_parameters(path, algorithm, size, game.num_actions, kwargs)
+        try:
+            observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
+            network = policy_class(observation_space, spaces.Discrete(game.num_actions), lambda _: 0.0, **kwargs)
+        except Exception as error:  # a description SB3 does not accept
+            raise ValueError(f"{path}: the policy could not be loaded: {error}") from None
+        expected = network.state_dict()
+        limit = sum(tensor.numel() * tensor.element_size() for tensor in expected.values()) + WEIGHTS_SLACK
+        data = read_zip_member(archive, WEIGHTS_NAME, limit, path)
+    weights = _load_weights(path, data, expected)
     try:
-        with zipfile.ZipFile(path) as archive:
-            kwargs = _network_kwargs(path, metadata, archive)
-            weights = torch.load(io.BytesIO(archive.read("policy.pth")), map_location="cpu", weights_only=True)
-        observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
-        network = policy_class(observation_space, spaces.Discrete(game.num_actions), lambda _: 0.0, **kwargs)
-        network.load_state_dict(weights)
-    except ValueError:
-        raise
-    except Exception as error:  # a damaged archive, weights that are not tensors, another architecture
+        network.load_state_dict(weights, strict=True)
+    except Exception as error:  # checked above; kept strict whatever torch finds besides
         raise ValueError(f"{path}: the policy could not be loaded: {error}") from None
     network.set_training_mode(False)
     return network
-
-
-def load_model(path: str | Path, **kwargs: Any) -> Any:
-    """The whole Stable-Baselines3 model of a policy or checkpoint file (optimizer, schedules, counters),
-    for resuming training. This runs SB3's loader, which unpickles fields of the file: use it only
-    on files you trust (your own checkpoints); playing and evaluating use :meth:`LearnedAgent.load`."""
-    metadata = read_metadata(path)
-    algorithm = algorithms().get(metadata.get("algorithm"))
-    if algorithm is None:
-        raise ValueError(f"{path}: unknown algorithm {metadata.get('algorithm')!r}")
-    try:
-        return algorithm.load(str(path), device="cpu", **kwargs)
-    except Exception as error:  # SB3 raises many kinds on a damaged archive
-        raise ValueError(f"{path}: the model could not be loaded: {error}") from None
 
 
 class LearnedAgent(Agent):

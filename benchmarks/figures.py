@@ -5,30 +5,12 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
-import platform
-from importlib import metadata
+import sys
 from pathlib import Path
 from typing import Any
 
-
-def machine() -> dict[str, Any]:
-    """What the figures depend on besides the code: the processor, its cores and the library versions."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    versions = {}
-    for package in ("numpy", "numba", "torch", "stable-baselines3", "sb3-contrib", "pettingzoo", "gymnasium"):
-        try:
-            versions[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            continue
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "versions": versions}
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for agents
+from agents.bench.provenance import machine
 
 
 def write_figures(path: Path | None, figures: dict[str, Any]) -> None:

@@ -8,11 +8,19 @@ and every action applied to the core in order (forced moves included), so a
 replay needs neither the environment nor the agents. The seed drives every
 random event after the deal: reshuffles (R7) and the decks of later hands in
 a match (R9).
+
+A record is data, never code: :func:`load_record` reads a file as JSON only, and
+:func:`check_record` refuses (one ``ValueError`` line) anything that is not the
+object of a record of either game with its fields of the right types. A replay
+checks the result the record states (``over``, ``truncated``, ``winners``,
+``returns``) against the one its actions give, so a record cannot claim another.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import reprlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,6 +35,7 @@ from trash_env.trash.rules import GameState, apply_action, new_game, returns
 
 RECORD_VERSION = 1
 GAME_NAME = "trash_v0"
+RESULT_FIELDS = ("over", "truncated", "winners", "returns")  # what a record states of its end, checked on replay
 
 
 def make_record(
@@ -63,17 +72,13 @@ def replay(record: dict[str, Any], on_step: Callable[[Any, int, int], None] | No
     index, action)``, if given, is called at the start (index and action -1) and after each action
     (the pictures of a replay).
 
-    A record that is not one of these games, or whose actions are not legal
-    where they stand, is a ``ValueError`` naming the problem.
+    A record that is not one of these games (:func:`check_record`), whose actions are not legal
+    where they stand, or whose stated result is not the one they give is a ``ValueError`` naming
+    the problem.
     """
-    if isinstance(record, dict) and record.get("game") == NEIGHBOR_GAME_NAME:
+    check_record(record)
+    if record["game"] == NEIGHBOR_GAME_NAME:
         return _replay_neighbor(record, on_step)
-    if not isinstance(record, dict) or record.get("game") != GAME_NAME:
-        raise ValueError(f"not a {GAME_NAME} or {NEIGHBOR_GAME_NAME} game record")
-    keys = ("config", "seed", "deck", "deck_source", "actions")
-    _check_record(record, RECORD_VERSION, keys, ("deck", "actions"), "rules")
-    if record["deck_source"] not in ("given", "shuffled"):
-        raise ValueError(f"game record deck_source must be 'given' or 'shuffled', got {record['deck_source']!r}")
     config = RulesConfig.from_dict(record["config"])
     rng = np.random.default_rng(record["seed"])
     given = record["deck_source"] == "given"
@@ -89,7 +94,28 @@ def replay(record: dict[str, Any], on_step: Callable[[Any, int, int], None] | No
             raise ValueError(f"game record action #{index} cannot be replayed: {error}") from None
         if on_step is not None:
             on_step(state, index, action)
+    _check_result(record, state, returns(state))
     return state
+
+
+def check_record(record: Any) -> None:
+    """A ``ValueError`` naming what is wrong unless ``record`` is a record of ``trash_v0`` or
+    ``help_your_neighbor_v0`` (nothing is replayed): a JSON object of a supported version with every
+    field, each of its type, and the optional ``players`` and ``probabilities`` well formed."""
+    if not isinstance(record, dict) or record.get("game") not in (GAME_NAME, NEIGHBOR_GAME_NAME):
+        raise ValueError(f"not a {GAME_NAME} or {NEIGHBOR_GAME_NAME} game record")
+    if record["game"] == NEIGHBOR_GAME_NAME:
+        keys = ("config", "seed", "dice", "actions", "rolls", *RESULT_FIELDS)
+        _check_record(record, NEIGHBOR_RECORD_VERSION, keys, ("dice", "actions"), "Help Your Neighbor")
+    else:
+        keys = ("config", "seed", "deck", "deck_source", "actions", *RESULT_FIELDS)
+        _check_record(record, RECORD_VERSION, keys, ("deck", "actions"), "rules")
+        if record["deck_source"] not in ("given", "shuffled"):
+            raise ValueError(
+                f"game record deck_source must be 'given' or 'shuffled', got {_short(record['deck_source'])}"
+            )
+    _check_result_types(record)
+    _check_extras(record)
 
 
 def _check_record(
@@ -114,6 +140,75 @@ def _check_record(
         raise ValueError(f"game record config must be a dict of {fields} fields")
 
 
+def _check_result_types(record: dict[str, Any]) -> None:
+    """The stated result's types: ``over`` and ``truncated`` booleans, ``winners`` a list of seats,
+    ``returns`` a list of numbers (their values are checked against the replay)."""
+    for field in ("over", "truncated"):
+        if not isinstance(record[field], bool):
+            raise ValueError(f"game record {field} must be true or false, got {_short(record[field])}")
+    if not (isinstance(record["winners"], list) and all(_is_int(seat) for seat in record["winners"])):
+        raise ValueError(f"game record winners must be a list of seats, got {_short(record['winners'])}")
+    if not (isinstance(record["returns"], list) and all(_is_number(r) for r in record["returns"])):
+        raise ValueError(f"game record returns must be a list of numbers, got {_short(record['returns'])}")
+
+
+def _check_extras(record: dict[str, Any]) -> None:
+    """The optional fields pictures show: ``players`` a list of names, ``probabilities`` a list (one
+    per action at most) of null or ``{"action": p}`` with ``p`` in [0, 1]."""
+    players = record.get("players")
+    if players is not None and not (isinstance(players, list) and all(isinstance(p, str) for p in players)):
+        raise ValueError(f"game record players must be a list of names, got {_short(players)}")
+    chances = record.get("probabilities")
+    if chances is None:
+        return
+    if not isinstance(chances, list) or len(chances) > len(record["actions"]):
+        raise ValueError("game record probabilities must be a list with at most one entry per action")
+    for index, entry in enumerate(chances):
+        if entry is not None and not (
+            isinstance(entry, dict)
+            and all(key.isascii() and key.isdigit() and _is_number(p) and 0 <= p <= 1 for key, p in entry.items())
+        ):
+            raise ValueError(
+                f'game record probabilities #{index} must be null or {{"action": p}} with p in [0, 1], '
+                f"got {_short(entry)}"
+            )
+
+
+def _check_result(record: dict[str, Any], state: GameState | NeighborState, replayed_returns: list[float]) -> None:
+    """A ``ValueError`` unless the result the record states is the one its replay reached."""
+    replayed = {
+        "over": state.over,
+        "truncated": state.truncated,
+        "winners": list(state.winners),
+        "returns": replayed_returns,
+    }
+    for field in RESULT_FIELDS:
+        if not _same(record[field], replayed[field]):
+            raise ValueError(
+                f"the record states {field} {_short(record[field])}, but its actions give {_short(replayed[field])}"
+            )
+
+
+def _same(stated: Any, found: Any) -> bool:
+    """Equal values, a boolean never equal to a number."""
+    if isinstance(stated, list) and isinstance(found, list):
+        return len(stated) == len(found) and all(map(_same, stated, found))
+    return isinstance(stated, bool) == isinstance(found, bool) and stated == found
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _short(value: Any) -> str:
+    """A value for a one-line message, cut short if long."""
+    return reprlib.repr(value)
+
+
 def _is_seed(seed: Any) -> bool:
     """A non-negative int, or a non-empty list of them (NumPy seeds a generator from either; the
     evaluation's games are seeded by lists)."""
@@ -130,10 +225,37 @@ def save_record(record: dict[str, Any], path: str | Path) -> None:
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
+    """The record in the JSON file ``path``, checked (:func:`check_record`; not replayed): a
+    ``ValueError`` naming the file and what is wrong for an unreadable file, one that is not JSON
+    (NaN and infinity are not), or JSON that is not a game record. Reading it runs nothing."""
     try:
-        return json.loads(Path(path).read_text())
-    except json.JSONDecodeError as error:
+        text = Path(path).read_bytes().decode("utf-8")
+    except OSError as error:
+        raise ValueError(f"cannot read the game record {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path} is not a JSON game record: it is not UTF-8 text ({error.reason})") from None
+    try:
+        record = json.loads(text, parse_constant=_no_constant)
+    except ValueError as error:  # a JSONDecodeError, or NaN or infinity
         raise ValueError(f"{path} is not a JSON game record: {error}") from None
+    except RecursionError:
+        raise ValueError(f"{path} is not a game record: its JSON is nested too deeply") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"{path} is not a game record: it holds a JSON {_json_kind(record)}, not an object")
+    try:
+        check_record(record)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    return record
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {list: "list", str: "string", bool: "boolean", int: "number", float: "number", type(None): "null"}
+    return kinds.get(type(value), type(value).__name__)
 
 
 # --------------------------------------------------------------------------
@@ -165,8 +287,7 @@ def make_neighbor_record(
 
 
 def _replay_neighbor(record: dict[str, Any], on_step: Callable[[Any, int, int], None] | None = None) -> NeighborState:
-    keys = ("config", "seed", "dice", "actions", "rolls")
-    _check_record(record, NEIGHBOR_RECORD_VERSION, keys, ("dice", "actions"), "Help Your Neighbor")
+    """:func:`replay` for a checked Help Your Neighbor record."""
     config = NeighborConfig.from_dict(record["config"])
     rng = np.random.default_rng(record["seed"])
     state = neighbor.new_game(config, record["dice"])
@@ -181,4 +302,5 @@ def _replay_neighbor(record: dict[str, Any], on_step: Callable[[Any, int, int], 
             on_step(state, index, action)
     if record["rolls"] != state.rolls:
         raise ValueError("the record's rolls do not match the rolls its seed and dice give")
+    _check_result(record, state, neighbor.returns(state))
     return state

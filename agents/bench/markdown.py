@@ -4,6 +4,10 @@ A generated part of a Markdown file stands between ``<!-- table:NAME -->`` and
 ``<!-- /table:NAME -->`` (each marker on its own line), so that no figure is typed by hand:
 ``trash-bench report --readme FILE`` (:mod:`agents.bench.report`) writes the leaderboard there and
 ``scripts/readme_tables.py`` every other generated table, both through :func:`splice`.
+
+A name in a table (an algorithm's, a task's) goes through :func:`literal`: a plain name is shown as
+code, anything else is escaped, so that no name can split a table's cells, link, format, or put HTML
+into the page a renderer makes of it (or a marker into a file spliced later).
 """
 
 from __future__ import annotations
@@ -12,6 +16,21 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 MARKED = re.compile(r"(<!-- table:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table:(?P=name) -->)", re.DOTALL)
+PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # nothing in it means anything to Markdown or HTML
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # line breaks and the like: never in a table's row
+# The marks that format, link, make HTML or end a table's cell (GitHub's strikethrough and math included).
+SPECIAL = frozenset("\\`*_{}[]()#+-.!|~$<>&")
+
+
+def literal(text: str) -> str:
+    """``text`` as it reads, in Markdown: a plain name as code (`` `maskable_ppo` ``); other text with
+    each mark of :data:`SPECIAL` as its numeric character reference (``|`` as ``&#124;``: never the end
+    of a table's cell, nor ``*`` emphasis, nor ``<`` a tag, in GitHub's rendering or the docs site's,
+    where a backslash escape of some marks would keep its backslash) and control characters (a line
+    break would end the table's row) as U+FFFD: text, never markup or HTML."""
+    if PLAIN.fullmatch(text):
+        return f"`{text}`"
+    return "".join(f"&#{ord(c)};" if c in SPECIAL else c for c in CONTROL.sub("\ufffd", text))
 
 
 def row(cells: Sequence[str]) -> str:

@@ -4,6 +4,10 @@ Everything here is computed from the result files and the tasks' stored referenc
 same files always give the same Markdown, byte for byte (bootstraps are seeded): the README's
 leaderboard is this output between its ``<!-- table:leaderboard -->`` and ``<!-- /table:leaderboard -->``
 markers (``--readme README.md`` puts it there; ``scripts/readme_tables.py`` checks it is current).
+
+Nothing is written unless every result file of the folder is good (:mod:`agents.bench.results`: a
+bad one is named with what is wrong, and the report refused) and every ``--readme`` has its markers.
+Names are shown through :func:`agents.bench.markdown.literal` (code if plain, escaped otherwise).
 """
 
 from __future__ import annotations
@@ -16,27 +20,29 @@ from typing import Any
 import numpy as np
 
 from agents.bench import statistics
-from agents.bench.markdown import marked_names, markers
+from agents.bench.markdown import literal, marked_names, markers
 from agents.bench.markdown import splice as splice_marked
 from agents.bench.markdown import table as markdown_table
+from agents.bench.results import Result
 from agents.bench.runner import load_results
 from agents.bench.tasks import TASKS, load_references
-from trash_env.files import atomic_path, write_json, write_text
+from trash_env.files import atomic_path, check_output_path, write_json, write_text
 
 THRESHOLDS = np.linspace(0.0, 1.25, 51)
-Grouped = dict[str, dict[str, list[dict[str, Any]]]]  # algorithm -> task -> its runs (result files)
+Grouped = dict[str, dict[str, list[Result]]]  # algorithm -> task -> its runs (result files)
+OUTPUTS = ("leaderboard.md", "leaderboard.json", "performance_profiles.png")  # checked writable first
 
 
-def collect(results: list[dict[str, Any]]) -> Grouped:
+def collect(results: list[Result]) -> Grouped:
     """algorithm -> task -> its runs (sorted by seed), for results of the tasks' current versions."""
     grouped: Grouped = defaultdict(lambda: defaultdict(list))
     for result in results:
-        task = TASKS.get(result["task"])
-        if task is not None and result["task_version"] == task.version:
-            grouped[result["algorithm"]][result["task"]].append(result)
+        task = TASKS.get(result.task)
+        if task is not None and result.task_version == task.version:
+            grouped[result.algorithm][result.task].append(result)
     for per_task in grouped.values():
         for runs in per_task.values():
-            runs.sort(key=lambda r: r["seed"])
+            runs.sort(key=lambda r: r.seed)
     return {algorithm: dict(per) for algorithm, per in sorted(grouped.items())}
 
 
@@ -45,12 +51,12 @@ def _tasks(grouped: Grouped) -> list[str]:
     return [name for name in TASKS if any(name in per for per in grouped.values())]
 
 
-def finals(runs: list[dict[str, Any]]) -> np.ndarray:
+def finals(runs: list[Result]) -> np.ndarray:
     """The final policies' normalised scores of ``runs``."""
-    return np.array([r["final"]["normalized"] for r in runs])
+    return np.array([r.final.normalized for r in runs])
 
 
-def final_scores(runs_by_task: dict[str, list[dict[str, Any]]]) -> dict[str, np.ndarray]:
+def final_scores(runs_by_task: dict[str, list[Result]]) -> dict[str, np.ndarray]:
     return {task: finals(runs) for task, runs in runs_by_task.items()}
 
 
@@ -85,7 +91,10 @@ def markdown(grouped: Grouped) -> str:
         _section(
             "Across tasks (stratified bootstrap over seeds, 95% intervals):",
             ["algorithm", "tasks", *statistics.AGGREGATES],
-            [[f"`{algorithm}`", str(len(per)), *_aggregates(final_scores(per))] for algorithm, per in grouped.items()],
+            [
+                [literal(algorithm), str(len(per)), *_aggregates(final_scores(per))]
+                for algorithm, per in grouped.items()
+            ],
         ),
     ]
     if len(grouped) > 1:
@@ -93,14 +102,14 @@ def markdown(grouped: Grouped) -> str:
             _section(
                 "Probability of improvement, P(row > column), over the tasks both ran (95% interval):",
                 ["", *_names(grouped)],
-                [[f"`{a}`", *(_improvement(grouped, a, b) for b in grouped)] for a in grouped],
+                [[literal(a), *(_improvement(grouped, a, b) for b in grouped)] for a in grouped],
             )
         )
     compute = []
     for algorithm, per in grouped.items():
-        seconds = sum(r["wall_seconds"] for runs in per.values() for r in runs)
+        seconds = sum(r.wall_seconds for runs in per.values() for r in runs)
         compute.append(
-            [f"`{algorithm}`", str(sum(map(len, per.values()))), f"{seconds:,.0f} s ({seconds / 3600:.1f} h)"]
+            [literal(algorithm), str(sum(map(len, per.values()))), f"{seconds:,.0f} s ({seconds / 3600:.1f} h)"]
         )
     sections.append(
         _section(
@@ -116,7 +125,7 @@ def per_task_table(grouped: Grouped, tasks: list[str], baselines: dict[str, dict
     """Per task, every learner's mean normalised score over its runs, and the baselines' scores."""
     baseline_names = sorted({b for task in tasks for b in baselines.get(task, {})} - {"random"})
     rows = [
-        [f"`{task}`"]
+        [literal(task)]
         + [_runs_cell(per.get(task)) for per in grouped.values()]
         + [f"{baselines[task][b]:.2f}" if b in baselines.get(task, {}) else "-" for b in baseline_names]
         for task in tasks
@@ -140,7 +149,7 @@ def best_per_task(grouped: Grouped, tasks: list[str], baselines: dict[str, dict[
         mean = float(scores[best].mean())
         optimal = baselines.get(task, {}).get("optimal")
         gaps = [_gap(1 - mean), _gap(optimal - mean) if optimal is not None else "-"]
-        rows.append([f"`{task}`", f"`{best}`", _score(scores[best]), *gaps])
+        rows.append([literal(task), literal(best), _score(scores[best]), *gaps])
     return _section(
         "Best learned policy on each task, and its gap to the reference agent and to the optimum:",
         ["task", "best learner", "score", "gap to reference", "gap to optimum"],
@@ -155,7 +164,7 @@ def _section(title: str, header: list[str], rows: list[list[str]], note: str | N
 
 
 def _names(names: Iterable[str]) -> list[str]:
-    return [f"`{name}`" for name in names]
+    return [literal(name) for name in names]
 
 
 def _aggregates(scores: dict[str, np.ndarray]) -> list[str]:
@@ -171,7 +180,7 @@ def _score(values: np.ndarray) -> str:
     return _interval(mean, low, high) if runs > 1 else f"{mean:.2f}"
 
 
-def _runs_cell(runs: list[dict[str, Any]] | None) -> str:
+def _runs_cell(runs: list[Result] | None) -> str:
     """A learner's cell of the per-task table: its score and, in parentheses, its number of runs."""
     return f"{_score(finals(runs))} ({len(runs)})" if runs else "-"
 
@@ -198,18 +207,18 @@ def leaderboard(grouped: Grouped) -> dict[str, Any]:
                 name: dict(zip(("point", "low", "high"), statistics.stratified_bootstrap(scores, f, resamples=1000)))
                 for name, f in statistics.AGGREGATES.items()
             },
-            "wall_seconds": round(sum(r["wall_seconds"] for runs in per.values() for r in runs), 1),
+            "wall_seconds": round(sum(r.wall_seconds for runs in per.values() for r in runs), 1),
         }
     return out
 
 
-def _curves(runs: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+def _curves(runs: list[Result]) -> tuple[np.ndarray, np.ndarray]:
     """[runs, points]: the normalised score at each evaluation point, by fraction of the budget."""
-    fractions = np.array(TASKS[runs[0]["task"]].eval_points)
+    fractions = np.array(TASKS[runs[0].task].eval_points)
     values = []
     for run in runs:
-        steps = np.array([p["timesteps"] for p in run["curve"]], dtype=float) / run["budget"]
-        scores = np.array([p["normalized"] for p in run["curve"]])
+        steps = np.array([p.timesteps for p in run.curve], dtype=float) / run.budget
+        scores = np.array([p.normalized for p in run.curve])
         values.append(np.interp(fractions, steps, scores) if len(steps) else np.full(len(fractions), np.nan))
     return fractions, np.array(values)
 
@@ -224,7 +233,7 @@ def plots(grouped: Grouped, folder: Path) -> list[Path]:
     written = []
     cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     colour = {algorithm: cycle[i % len(cycle)] for i, algorithm in enumerate(grouped)}  # one per algorithm
-    label = {algorithm: f"{algorithm} ({len(per)} tasks)" for algorithm, per in grouped.items()}
+    label = {algorithm: f"{_plot_text(algorithm)} ({len(per)} tasks)" for algorithm, per in grouped.items()}
     figure, axes = plt.subplots(figsize=(9.5, 4))
     for algorithm, per in grouped.items():
         profile = statistics.performance_profile(final_scores(per), THRESHOLDS)
@@ -245,13 +254,13 @@ def plots(grouped: Grouped, folder: Path) -> list[Path]:
             if task in per:
                 fractions, values = _curves(per[task])
                 steps = fractions * TASKS[task].budget
-                axes.plot(steps, values.mean(axis=0), marker="o", label=algorithm, color=colour[algorithm])
+                axes.plot(steps, values.mean(axis=0), marker="o", label=_plot_text(algorithm), color=colour[algorithm])
                 axes.fill_between(steps, values.min(axis=0), values.max(axis=0), alpha=0.15, color=colour[algorithm])
         axes.set_title(task, fontsize=9)
         axes.grid(alpha=0.3)
     for axes in grid.ravel()[len(tasks) :]:
         axes.axis("off")
-    handles = [plt.Line2D([], [], color=colour[a], marker="o", label=a) for a in grouped]
+    handles = [plt.Line2D([], [], color=colour[a], marker="o", label=_plot_text(a)) for a in grouped]
     figure.legend(handles=handles, loc="lower center", ncol=min(len(handles), 4), fontsize=8)
     figure.suptitle("normalised score over timesteps (mean over seeds, band: min-max)")
     bottom = 0.04 + 0.02 * ((len(handles) - 1) // 4)  # room for the legend's rows
@@ -271,6 +280,11 @@ def plots(grouped: Grouped, folder: Path) -> list[Path]:
     _label(axes, "fraction of the training budget", "IQM normalised score (95% CI)", "sample efficiency, across tasks")
     written.append(_save(figure, folder / "sample_efficiency.png"))
     return written
+
+
+def _plot_text(name: str) -> str:
+    """``name`` as matplotlib shows it as it is: a ``$`` would start mathematics (and an odd one fail)."""
+    return name.replace("$", r"\$")
 
 
 def _label(axes: Any, xlabel: str, ylabel: str, title: str) -> None:
@@ -298,15 +312,25 @@ def summary(text: str) -> str:
     return text[start : text.index("\n\n", start)] + "\n"
 
 
+def _check_readme(readme: Path) -> str:
+    """``readme``'s text, if it has the leaderboard's markers (or the summary's); else a ValueError."""
+    try:
+        content = readme.read_text()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"--readme {str(readme)!r} cannot be read: {error}") from None
+    names = ("leaderboard", "leaderboard-summary")
+    if not set(names) & set(marked_names(content)):
+        opening = " or ".join(markers(name)[0] for name in names)
+        raise ValueError(f"{readme} has no {opening} markers for the leaderboard")
+    return content
+
+
 def splice(readme: Path, text: str) -> None:
     """Put the leaderboard's Markdown ``text`` between the ``leaderboard`` markers of ``readme`` and its
     across-tasks table between the ``leaderboard-summary`` markers (:mod:`agents.bench.markdown`); other
     generated tables are left alone, and a file with neither marker is a ValueError."""
-    content = readme.read_text()
+    content = _check_readme(readme)
     parts = {"leaderboard": text, "leaderboard-summary": summary(text)}
-    if not set(parts) & set(marked_names(content)):
-        opening = " or ".join(markers(name)[0] for name in parts)
-        raise ValueError(f"{readme} has no {opening} markers for the leaderboard")
     write_text(readme, splice_marked(content, parts.get)[0])
 
 
@@ -315,16 +339,24 @@ def report(
 ) -> str:
     """Read ``results``, write ``leaderboard.md``, ``leaderboard.json`` and the plots into ``out``
     (default: ``results``), optionally splice the Markdown into ``readme`` (a file or several);
-    returns the Markdown."""
+    returns the Markdown. Everything is checked before anything is written: every result file
+    (:func:`agents.bench.runner.load_results`: a bad one is a ``BadResultsError`` naming each), the
+    output folder, and the markers of every ``readme``."""
     grouped = collect(load_results(results))
     if not grouped:
-        raise ValueError(f"{results} holds no finished result files")
+        raise ValueError(f"{results} holds no finished result files of the tasks' current versions")
     out = Path(out or results)
+    readmes = [readme] if isinstance(readme, Path) else list(readme or [])
+    for name in OUTPUTS:
+        check_output_path("--out", out / name)
+    for path in readmes:
+        _check_readme(path)
     text = markdown(grouped)
+    board = leaderboard(grouped)
     write_text(out / "leaderboard.md", text)
-    write_json(out / "leaderboard.json", leaderboard(grouped))
+    write_json(out / "leaderboard.json", board)
     if with_plots:
         plots(grouped, out)
-    for path in [readme] if isinstance(readme, Path) else readme or []:
+    for path in readmes:
         splice(path, text)
     return text

@@ -10,7 +10,10 @@
 
 ``run`` skips runs whose result file exists (a stopped sweep resumes) and prints each finished run.
 Ctrl-C stops the sweep at once: finished runs are kept, the runs under way start again next time.
-Bad arguments get one line and exit status 2.
+Bad arguments get one line and exit status 2. So do bad result files (:mod:`agents.bench.results`):
+``report`` and ``run`` read every result file of the folder first and, if any is bad, print a line
+for each, naming it and what is wrong, and stop before writing anything (``run --skip-bad-results``
+instead leaves each bad file as it is, warns, and runs the rest).
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.arguments import ArgumentParser, at_least, fail, program_name
+from agents.arguments import ArgumentParser, at_least, fail, one_line, program_name
+from agents.bench.results import BadResultsError
 from agents.bench.tasks import REFERENCES, TASKS, load_references, select_tasks
 from agents.registry import SCORED_BASELINES
 from trash_env.files import check_output_path, write_json
@@ -56,6 +60,12 @@ def build_parser() -> ArgumentParser:
     )
     run.add_argument(
         "--ray", nargs="?", const="", default=None, metavar="ADDRESS", help="run on Ray (local, or ADDRESS)"
+    )
+    run.add_argument(
+        "--skip-bad-results",
+        action="store_true",
+        help="run even if the results folder holds bad result files: warn about each, leave it as it is "
+        "(never overwritten) and do not run its run (default: refuse, naming them)",
     )
     report = commands.add_parser("report", help="tables, plots and a JSON leaderboard from a results folder")
     report.add_argument("results", type=Path)
@@ -128,7 +138,8 @@ def run_command(args) -> int:
     from rich.console import Console
 
     from agents.bench.algorithms import load_algorithm
-    from agents.bench.runner import plan, sweep
+    from agents.bench.results import check_name
+    from agents.bench.runner import plan, result_name, sweep
 
     tasks = select_tasks(args.tasks)
     at_least("--seeds", args.seeds, 1)
@@ -138,13 +149,17 @@ def run_command(args) -> int:
     if not 0 < args.budget_fraction <= 1:
         raise ValueError(f"--budget-fraction must be in (0, 1], got {args.budget_fraction}")
     check_output_path("--results", args.results / "x.json")
+    check_name(result_name(args.algorithm), "--algorithm: the results' name")  # a folder, a table's row
     load_algorithm(args.algorithm)  # an unknown algorithm is refused before any work
     for task in tasks:
         task.reference_scores  # noqa: B018 - refuses a task without stored references, before any work
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
-    todo, done = plan(tasks, args.algorithm, seeds, args.results)
-    console = Console(soft_wrap=True)  # a result line is never folded, in a terminal or piped
-    console.print(f"{args.algorithm}: {len(todo)} runs to do, {len(done)} already finished in {args.results}")
+    todo, done, skipped = plan(tasks, args.algorithm, seeds, args.results, args.skip_bad_results)
+    for problem in skipped:
+        warn(f"{problem} (skipped: left as it is, its run not run again)")
+    console = Console(soft_wrap=True, markup=False)  # never folded, in a terminal or piped; no [markup]
+    left = f", {len(skipped)} bad result files left alone" if skipped else ""
+    console.print(f"{args.algorithm}: {len(todo)} runs to do, {len(done)} already finished{left} in {args.results}")
     count = [0]
 
     def show(result: dict) -> None:
@@ -167,6 +182,7 @@ def run_command(args) -> int:
             use_ray=args.ray is not None,
             on_result=show,
             threads=args.threads,
+            skip_bad_results=args.skip_bad_results,
         )
     except KeyboardInterrupt:
         print(
@@ -175,6 +191,23 @@ def run_command(args) -> int:
         )
         return 130
     return 0
+
+
+def warn(message: str) -> None:
+    """``prog: warning: MESSAGE`` on one line of stderr."""
+    print(f"{program_name(COMMAND)}: warning: {one_line(message)}", file=sys.stderr, flush=True)
+
+
+def refuse_bad_results(error: BadResultsError, command: str) -> int:
+    """A line for each bad result file, then what was not done and why: exit status 2."""
+    prog = program_name(COMMAND)
+    for problem in error.problems:
+        fail(prog, problem)
+    if command == "run":
+        advice = "nothing run: fix, move or delete them (a deleted run is run again), or give --skip-bad-results"
+    else:
+        advice = "nothing written: fix, move or delete them"
+    return fail(prog, f"{error.summary}: {advice}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -195,6 +228,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(report(args.results, args.out, args.readme, with_plots=not args.no_plots), end="")
             return 0
         return run_command(args)
+    except BadResultsError as error:
+        return refuse_bad_results(error, args.command)
     except ValueError as error:
         return fail(program_name(COMMAND), error)
 

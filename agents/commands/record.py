@@ -11,7 +11,8 @@ the list around the table when it is larger. The game is played on the rules cor
 evaluation plays it (``--seed`` picks the deal; the same seed gives the same game). The replay
 names every move, marks forced ones (R13, R14) and shows a learned policy's probability of each
 legal action at its decisions. Pictures need the ``render`` extra. Exit codes: 0 after writing, 2
-for a bad argument (nothing played or written).
+for a bad argument (nothing played or written) or a game that does not replay to the result it
+records (nothing written: the record is replayed, and its result checked, before any file is).
 """
 
 from __future__ import annotations
@@ -87,16 +88,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     rngs = [np.random.default_rng([args.seed, seat, 7]) for seat in range(config.num_players)]
     specs = [args.agents[seat % len(args.agents)] for seat in range(config.num_players)]
     record = record_game(config, [made[spec] for spec in specs], [args.seed], rngs, specs)
-    from trash_env.records import save_record
+    from trash_env.records import replay, save_record
 
+    shown = None
+    try:  # replayed, its result checked, before anything is written
+        if args.html or args.gif:
+            shown = media.frames(record)  # drawn once for both pictures
+        else:
+            replay(record)
+    except ValueError as error:
+        return fail(program_name(COMMAND), f"the game played does not replay (nothing written): {error}")
     if args.json:
         save_record(record, args.json)
-    if args.html or args.gif:
-        shown = media.frames(record)  # replayed and drawn once for both files
-        if args.html:
-            media.write_html(record, args.html, args.fps, shown)
-        if args.gif:
-            media.write_gif(record, args.gif, args.fps, shown)
+    if args.html:
+        media.write_html(record, args.html, args.fps, shown)
+    if args.gif:
+        media.write_gif(record, args.gif, args.fps, shown)
     names = media.seat_names(record, config.num_players)  # a policy by its file's name, as the replay shows it
     winners = ", ".join(names[s] for s in record["winners"]) or "nobody (a draw)"
     print(f"{len(record['actions'])} moves; won by {winners}")

@@ -36,9 +36,12 @@ def main(argv: list[str] | None = None) -> int:
         check_output_path("--gif", args.gif)
         if not args.record.is_file():
             raise ValueError(f"record {str(args.record)!r} is not a file")
-        record = load_record(args.record)
-        shown = frames(record)  # replays it: a record that does not replay is refused before anything is written
-    except (ValueError, TypeError, KeyError) as error:
+        record = load_record(args.record)  # a ValueError naming the file
+        try:
+            shown = frames(record)  # replays it: a record that does not replay is refused before anything is written
+        except ValueError as error:
+            raise ValueError(f"{args.record}: {error}") from None
+    except (ValueError, ImportError) as error:
         return fail(program_name(COMMAND), error)
     if args.html:
         write_html(record, args.html, args.fps, shown)

@@ -10,6 +10,11 @@ Stable-Baselines3, then evaluate it against the baselines.
 
 The training itself is the library :mod:`agents.training.sb3`; this is its command line, which
 shows the library's log and the final evaluation's tables (:func:`agents.arguments.stoppable_command`).
+
+``--resume FILE`` unpickles nothing from FILE: it reads the weights and optimizer state as tensors
+only and the step counters as JSON, and builds the model from the flags (the resume command a
+stopped run prints gives them all); a damaged file, a bad number, a run name that is not a plain
+name or an output folder that cannot be written is one line and exit status 2, with nothing written.
 """
 
 from __future__ import annotations

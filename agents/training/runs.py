@@ -13,15 +13,21 @@ The rule of run folders, as users of Stable-Baselines3's zoo and TensorBoard kno
   writing into that run is what resuming means.
 - **``--overwrite``** empties the folder before the run writes anything.
 
-A folder "holds a run" when it exists and is not empty.
+A folder "holds a run" when it exists and is not empty. ``--run-name`` is a plain folder name (no
+``/``, no leading ``.``), so a run never writes outside ``--out-dir``; the folder is checked
+writable before the run starts, and a run that fails before it has trained leaves no folder
+behind (so the next run's default name is not bumped to ``_2``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
+import os
 import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,6 +86,17 @@ class RunFolder:
         self.path.mkdir(parents=True, exist_ok=True)
         return self.path
 
+    def release(self) -> None:
+        """After a run that failed before training: remove the folder again if it holds nothing but
+        its ``args.json`` (a folder holding anything else, a resumed run's above all, stays as it is),
+        so a failed start leaves no folder behind and the next run's default name is not bumped."""
+        if not self.path.is_dir() or any(path.name not in RUN_FILES for path in self.path.iterdir()):
+            return
+        with contextlib.suppress(OSError):
+            for name in RUN_FILES:
+                (self.path / name).unlink(missing_ok=True)
+            self.path.rmdir()
+
     def start(self, settings: Any) -> Path:
         """Begin a run here once its settings are checked: say where it goes if a fresh name was
         chosen, claim the folder and write the settings (the dataclass ``settings``) to ``args.json``."""
@@ -90,11 +107,68 @@ class RunFolder:
         return path
 
 
+# The longest file name most file systems take (NAME_MAX, in bytes).
+NAME_MAX = 255
+
+
+def check_run_name(run_name: str) -> None:
+    """A ValueError unless ``run_name`` (given: empty means the default) is a plain folder name, so
+    that the run goes to ``OUT_DIR/NAME`` and nowhere else: not blank, no path separator, no leading
+    dot (``.``, ``..``, hidden folders), no control character, at most 255 bytes."""
+    if not run_name:
+        return
+    problems = {
+        "is blank": not run_name.strip(),
+        "holds a path separator": any(separator in run_name for separator in ("/", "\\", os.sep, os.altsep or "/")),
+        "starts with a dot": run_name.startswith("."),
+        "holds a control character": any(ord(character) < 32 or ord(character) == 127 for character in run_name),
+        f"is longer than {NAME_MAX} bytes": len(run_name.encode("utf-8", "surrogateescape")) > NAME_MAX,
+    }
+    problem = next((problem for problem, found in problems.items() if found), None)
+    if problem:
+        raise ValueError(f"--run-name {run_name!r} {problem}: give a plain folder name, made inside --out-dir")
+
+
+def check_writable(out_dir: Path, folder: RunFolder) -> None:
+    """A ValueError naming ``--out-dir`` unless the run folder can be made and
+    written: the nearest of it and its parents that exists must be a folder in which a folder can be
+    made (tried with a temporary one, removed at once: permission bits alone do not tell, for root
+    or on a read-only or virtual file system); with ``--overwrite`` its parent too."""
+    places = [folder.path.parent] if folder.replace else []
+    existing = folder.path
+    try:
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+    except OSError as error:
+        raise ValueError(f"--out-dir {str(out_dir)!r}: {str(existing)!r} cannot be read ({error.strerror})") from None
+    flag = f"--out-dir {str(out_dir)!r}"
+    if not existing.is_dir():
+        raise ValueError(f"{flag}: {str(existing)!r} is a file, not a folder")
+    for place in [existing, *places]:
+        try:
+            os.rmdir(tempfile.mkdtemp(prefix=".trash-rl-write-check-", dir=place))
+        except OSError as error:
+            raise ValueError(f"{flag}: cannot write in {str(place)!r} ({error.strerror or error})") from None
+
+
 def choose_run_folder(
     out_dir: Path, run_name: str, default_name: str, overwrite: bool, resume: Path | None
 ) -> RunFolder:
     """Where a run writes, by the rule of the module docstring; a ValueError (before anything
-    is written) when an explicit ``--run-name`` holds another run."""
+    is written) when ``--run-name`` is not a plain name or holds another run, or the folder cannot be
+    written."""
+    check_run_name(run_name)
+    try:
+        folder = pick_run_folder(Path(out_dir), run_name, default_name, overwrite, resume)
+    except OSError as error:  # a folder on the way that cannot be listed
+        raise ValueError(f"--out-dir {str(out_dir)!r}: {error.strerror}: {str(error.filename)!r}") from None
+    check_writable(Path(out_dir), folder)
+    return folder
+
+
+def pick_run_folder(out_dir: Path, run_name: str, default_name: str, overwrite: bool, resume: Path | None) -> RunFolder:
+    """The run folder by the rule of the module docstring; a ValueError when an explicit
+    ``--run-name`` holds another run."""
     resumed_run = run_of(resume) if resume is not None else None
     if run_name:
         folder = out_dir / run_name

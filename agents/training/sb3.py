@@ -15,17 +15,29 @@ from the command line (:func:`cli`) and shows the log and the final tables:
     python train.py --resume runs/NAME/checkpoints/step_50000.zip --total-timesteps 300000
     python train.py --help
 
-Reads top to bottom: the settings and their checks (:func:`prepare`), environments, the model,
-callbacks (duplicate-deal evaluation, checkpoints, self-play, stopping on a signal), then the steps
-of a run (:func:`run`): :func:`build` a new model or :func:`restore` one, :func:`make_callbacks`,
-:func:`learn`, :func:`finish` (the policy, the learning curve, the final evaluation).
+Reads top to bottom: the settings, environments, the model, callbacks
+(duplicate-deal evaluation, checkpoints, self-play, stopping on a signal), the ranges of the
+settings and the memory they need, reading a checkpoint to resume without unpickling it, the
+preparation of a run (:func:`prepare`), then its steps (:func:`run`): :func:`build` a new model or
+:func:`restore` one, :func:`make_callbacks`, :func:`learn`, :func:`finish` (the policy, the
+learning curve, the final evaluation).
 Everything a run writes goes to ``runs/NAME/``: ``policy.zip`` (the trained
 policy, with its configuration), ``checkpoints/``, ``tb/`` (TensorBoard),
 ``eval_history.json``, ``final_eval.json`` and ``learning_curve.png``.
 
+**Resuming never runs code from the file.** SB3's own loader unpickles fields of a checkpoint, so
+``--resume`` does not use it: the model is built from the settings as a new run's is, the weights and
+optimizer state are read as tensors only (``torch.load(weights_only=True)``) and checked to fit it
+(names, shapes, finite values), and SB3's step counters come from the ``training_state`` this
+package writes into every policy file and checkpoint (``trash_rl.json``; for older files the
+plain-JSON fields of SB3's ``data``, never its pickles). A checkpoint, self-play snapshot or
+learning curve that is damaged is refused in one line before the run writes anything.
+
 Work is never lost: bad settings are refused (a ValueError; on the command line one line, exit
-status 2) before anything is written; an existing run is never overwritten silently
-(:mod:`agents.training.runs`); Ctrl-C or SIGTERM stops at the next step, saves a
+status 2) before anything is written: every number finite and in range, the memory the
+environments and buffers need within what the machine has, ``--run-name`` a plain name,
+``--out-dir`` writable; a run that fails before it trains leaves no folder. An existing run is
+never overwritten silently (:mod:`agents.training.runs`); Ctrl-C or SIGTERM stops at the next step, saves a
 checkpoint and the policy so far, writes the history and learning curve, logs
 the command that resumes the run and exits with 128 + the signal number (130
 for Ctrl-C); a second Ctrl-C exits at once. Every file is written atomically.
@@ -35,9 +47,16 @@ Needs the ``train`` and ``eval`` extras (``pip install -e '.[train,eval]'``).
 
 from __future__ import annotations
 
+import copy
+import io
 import json
 import logging
+import math
+import os
 import time
+import warnings
+import zipfile
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -64,7 +83,16 @@ from agents.arguments import (
 from agents.evaluation.duplicate import run_pairings
 from agents.evaluation.report import write_json
 from agents.evaluation.stats import pair_summaries
-from agents.learned import LearnedAgent, algorithms, check_compatible, policy_metadata, read_metadata, save_policy
+from agents.learned import (
+    METADATA_NAME,
+    LearnedAgent,
+    algorithms,
+    check_compatible,
+    describe_network,
+    policy_metadata,
+    read_metadata,
+    save_policy,
+)
 from agents.processes import GracefulStop, set_threads, worker_signals
 from agents.registry import make_agent
 from agents.training.runs import (
@@ -77,7 +105,8 @@ from agents.training.runs import (
     run_under_stop,
     shown_default,
 )
-from trash_env.files import atomic_path
+from trash_env.files import atomic_path, read_zip_member
+from trash_env.games import game_of
 from trash_env.single_agent import NeighborSingleAgentEnv, TrashSingleAgentEnv
 
 logger = logging.getLogger(__name__)
@@ -178,7 +207,9 @@ class Args:
     checkpoint_every: int = 50_000
     """timesteps between checkpoints (0: none)"""
     resume: Annotated[Path | None, shown_default("a new run", metavar="FILE")] = None
-    """a checkpoint or policy file to continue training from (in its run, if it belongs to one)"""
+    """a checkpoint or policy file to continue training from (in its run, if it belongs to one). Nothing in
+    it is unpickled: the weights and optimizer state are read as tensors only (torch's weights_only), the
+    step counters as JSON; the model is built from these flags, which the resume command a run prints gives"""
     progress_bar: bool = True
     """SB3's progress bar"""
     tensorboard: bool = True
@@ -393,7 +424,7 @@ class PolicyCheckpoint(BaseCallback):
     def _on_step(self) -> bool:
         if self.every and self.num_timesteps - self.last >= self.every:
             self.last = self.num_timesteps
-            path = save_policy(self.model, self.folder / f"step_{self.num_timesteps}.zip", self.config, self.preset)
+            path = save_checkpoint(self.model, self.folder / f"step_{self.num_timesteps}.zip", self.config, self.preset)
             if self.pool is not None:
                 self.pool.append(LearnedAgent.load(path, name=f"snapshot_{self.num_timesteps}"))
                 del self.pool[: max(0, len(self.pool) - self.pool_size)]
@@ -427,34 +458,544 @@ def plot_learning_curve(history: list[dict[str, Any]], baselines: list[str], pat
     plt.close(figure)
 
 
+# Upper bounds of the settings (their lower bounds are in check_settings).
+MAX_COUNT = 2**63 - 1  # step counts and intervals end up in numpy and TensorBoard as 64-bit integers
+MAX_SEED = 2**32 - 1  # numpy's global seed (SB3's set_random_seed) is one 32-bit word
+MAX_DEALS = 1_000_000  # an evaluation keeps every deal's result in memory
+THREADS_PER_CORE = 4  # more threads than cores only slow the small networks down (docs/speed.md)
+
+
+def at_most(flag: str, value: float, high: float, why: str = "") -> None:
+    """A ``ValueError`` naming ``flag`` unless ``value <= high`` (``why``: the reason for the bound)."""
+    if not value <= high:
+        raise ValueError(f"{flag} must be at most {high}{why}, got {value}")
+
+
 def check_settings(args: Args) -> None:
-    """A ValueError naming the flag of a setting out of its range."""
+    """A ValueError naming the flag of a setting out of its range: every number of :class:`Args` is
+    checked (the floats finite), and the memory the run needs against the memory there is."""
     if args.threads is not None:
         at_least("--threads", args.threads, 1)
-    at_least("--total-timesteps", args.total_timesteps, 1)
-    at_least("--n-envs", args.n_envs, 1)
+        cores = os.cpu_count() or 1
+        at_most("--threads", args.threads, THREADS_PER_CORE * cores, f" ({THREADS_PER_CORE} per core, {cores} here)")
+    counts = [
+        ("--total-timesteps", args.total_timesteps, 1),
+        ("--n-envs", args.n_envs, 1),
+        ("--n-steps", args.n_steps, 1),
+        ("--batch-size", args.batch_size, 1 if args.algo in VALUE_BASED else 2),  # SB3's PPO needs 2
+        ("--n-epochs", args.n_epochs, 1),
+        ("--n-quantiles", args.n_quantiles, 1),
+        ("--learning-starts", args.learning_starts, 0),
+        ("--target-update-interval", args.target_update_interval, 1),
+        *(("--net-arch", width, 1) for width in args.net_arch),
+        ("--eval-every", args.eval_every, 0),
+        ("--eval-workers", args.eval_workers, 1),
+        ("--checkpoint-every", args.checkpoint_every, 0),
+    ]
     at_least("--seed", args.seed, 0)
-    at_least("--n-steps", args.n_steps, 1)
-    at_least("--batch-size", args.batch_size, 1 if args.algo in VALUE_BASED else 2)  # SB3's PPO needs 2
-    at_least("--n-epochs", args.n_epochs, 1)
-    at_least("--n-quantiles", args.n_quantiles, 1)
-    at_least("--learning-starts", args.learning_starts, 0)
-    at_least("--target-update-interval", args.target_update_interval, 1)
-    if not args.learning_rate > 0:
-        raise ValueError(f"--learning-rate must be above 0, got {args.learning_rate}")
+    at_most("--seed", args.seed, MAX_SEED, " (numpy's seeds are 32-bit)")
+    for flag, value, low in counts:
+        at_least(flag, value, low)
+        at_most(flag, value, MAX_COUNT)
+    for flag, value, low in (("--eval-deals", args.eval_deals, 1), ("--final-eval-deals", args.final_eval_deals, 0)):
+        at_least(flag, value, low)
+        at_most(flag, value, MAX_DEALS)
+    if not 0 < args.learning_rate <= 1:  # also refuses NaN and infinity
+        raise ValueError(f"--learning-rate must be above 0 and at most 1, got {args.learning_rate}")
     if not 0 < args.gamma <= 1:
         raise ValueError(f"--gamma must be in (0, 1], got {args.gamma}")
-    at_least("--ent-coef", args.ent_coef, 0)
-    for width in args.net_arch:
-        at_least("--net-arch", width, 1)
-    at_least("--eval-every", args.eval_every, 0)
-    at_least("--eval-deals", args.eval_deals, 1)
-    at_least("--final-eval-deals", args.final_eval_deals, 0)
-    at_least("--eval-workers", args.eval_workers, 1)
-    at_least("--checkpoint-every", args.checkpoint_every, 0)
+    if not 0 <= args.ent_coef <= 1:  # the entropy bonus beside a reward of about one a hand
+        raise ValueError(f"--ent-coef must be at least 0 and at most 1, got {args.ent_coef}")
     if args.self_play:
-        at_least("--snapshot-every", args.snapshot_every, 1, " with --self-play")
-        at_least("--pool-size", args.pool_size, 1, " with --self-play")
+        for flag, value in (("--snapshot-every", args.snapshot_every), ("--pool-size", args.pool_size)):
+            at_least(flag, value, 1, " with --self-play")
+            at_most(flag, value, MAX_COUNT)
+
+
+# Memory a run takes besides its buffers and network (measured: docs of check_memory).
+ENV_BYTES = 64 * 2**10  # one environment in this process: a game with its opponents, about 13-22 KiB
+SUBPROCESS_BYTES = 200 * 2**20  # one --subproc worker: a Python process with torch imported, about 185 MiB
+REPLAY_BUFFER_SIZE = 100_000  # the transitions DQN and QR-DQN keep (make_model)
+FLOAT = 4  # bytes of a float32: SB3's buffers and networks
+
+
+def memory_needed(args: Args, observation_size: int, num_actions: int) -> dict[str, int]:
+    """An estimate of the bytes a run's largest allocations take, by what takes them (named with the
+    flags that size it): the environments, the rollout or replay buffer (as far as the run fills
+    it), the network with its gradients and Adam's two moments, and a minibatch through it."""
+    layers = [observation_size, *args.net_arch]
+
+    def weights(outputs: int) -> int:
+        return sum((inputs + 1) * width for inputs, width in zip(layers, [*layers[1:], outputs], strict=True))
+
+    widths = sum(args.net_arch)
+    per_env = SUBPROCESS_BYTES if args.subproc else ENV_BYTES
+    parts = {"the environments (--n-envs)": args.n_envs * per_env}
+    if args.algo in VALUE_BASED:
+        outputs = num_actions * (args.n_quantiles if args.algo == "qrdqn" else 1)
+        transition = (2 * observation_size + 5) * FLOAT  # observation, next one, action (int64), reward, done, timeout
+        slots = max(REPLAY_BUFFER_SIZE // args.n_envs, 1) * args.n_envs
+        parts["the replay buffer (--n-envs)"] = min(slots, args.total_timesteps + args.n_envs) * transition
+        parts["the network (--net-arch, --n-quantiles)"] = 5 * weights(outputs) * FLOAT  # with the target network
+        parts["a minibatch (--batch-size)"] = args.batch_size * (2 * transition + 3 * (widths + outputs) * FLOAT)
+    else:
+        rollout = args.n_steps * args.n_envs
+        masks = num_actions if args.algo == "maskable_ppo" else 0
+        # 7 floats a step besides the observation; the observations are copied once when the rollout is read.
+        parts["the rollout buffer (--n-steps x --n-envs)"] = rollout * (2 * observation_size + 7 + masks) * FLOAT
+        parts["the network (--net-arch)"] = 4 * (weights(num_actions) + weights(1)) * FLOAT
+        rows = rollout if args.algo == "a2c" else min(args.batch_size, rollout)
+        parts["a minibatch (--batch-size)"] = rows * 6 * (widths + num_actions + 1) * FLOAT
+    return parts
+
+
+def available_memory() -> int | None:
+    """Bytes of memory the system can still give (Linux's MemAvailable; elsewhere the physical
+    memory), or None where neither can be read."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def flags_of(part: str) -> str:
+    """The flags that size a part of :func:`memory_needed`: ``--n-steps or --n-envs``."""
+    return part.partition("(")[2].rstrip(")").replace(" x ", " or ").replace(", ", " or ")
+
+
+def gib(count: int) -> str:
+    return f"{count / 2**30:,.1f} GiB"
+
+
+def check_memory(args: Args, config: Any) -> None:
+    """A ValueError naming the flags to lower when the run would need more memory than is available
+    (:func:`memory_needed`), instead of an allocation error once it has started. The sizes of an
+    environment are measured ones (``tracemalloc`` of 200 games, the RSS of a ``--subproc`` worker)
+    rounded up; the buffers are counted as SB3 allocates them."""
+    game = game_of(config)
+    parts = memory_needed(args, game.make_observer(config).size, game.num_actions)
+    available = available_memory()
+    if available is None or sum(parts.values()) <= available:
+        return
+    largest = max(parts, key=parts.__getitem__)
+    raise ValueError(
+        f"these settings need about {gib(sum(parts.values()))} of memory, more than the {gib(available)} "
+        f"available: {largest} alone takes {gib(parts[largest])}; lower {flags_of(largest)}"
+    )
+
+
+# ---------------------------------------------------------------------- resuming without unpickling
+#
+# SB3's own loader (BaseAlgorithm.load) unpickles the fields of a checkpoint's ``data`` member, so a crafted
+# file could run code. A resume instead builds the model from the settings, as a new run does, loads the
+# weights and optimizer state as tensors only (``torch.load(weights_only=True)``) after checking that they fit
+# it, and restores SB3's step counters from JSON this package writes (``training_state`` in ``trash_rl.json``;
+# for files written before, the plain-JSON fields of ``data``, never its pickles).
+
+TRAINING_STATE_VERSION = 1
+# SB3's counters that training goes on from, by the type each has; the rest of what SB3 saves (schedules,
+# spaces, the policy class) is rebuilt from the settings. DQN and QR-DQN also keep their exploration.
+COUNTERS: dict[str, type] = {
+    "num_timesteps": int,
+    "_episode_num": int,
+    "_n_updates": int,
+    "_current_progress_remaining": float,  # the learning-rate (and exploration) schedules' progress
+}
+EXPLORATION_COUNTERS: dict[str, type] = {"_n_calls": int, "exploration_rate": float}
+# Settings a model keeps, by their flag: a resume notes those its checkpoint was trained with otherwise.
+SETTING_FLAGS = {
+    "learning_rate": "--learning-rate",
+    "gamma": "--gamma",
+    "ent_coef": "--ent-coef",
+    "n_steps": "--n-steps",
+    "batch_size": "--batch-size",
+    "n_epochs": "--n-epochs",
+    "learning_starts": "--learning-starts",
+    "target_update_interval": "--target-update-interval",
+}
+DATA_LIMIT = 64 * 2**20  # bytes of SB3's data member read from an older checkpoint
+HISTORY_LIMIT = 64 * 2**20  # bytes of a run's eval_history.json
+
+
+def counters_of(algorithm: str) -> dict[str, type]:
+    """The counters (:data:`COUNTERS`) a model of ``algorithm`` (``DQN``, ``MaskablePPO`` ...) trains on from."""
+    return COUNTERS | (EXPLORATION_COUNTERS if algorithm in ("DQN", "QRDQN") else {})
+
+
+def finite_number(value: Any) -> bool:
+    """A JSON number (not a boolean) that is finite and within a 64-bit count."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return abs(value) <= MAX_COUNT if isinstance(value, int) else math.isfinite(value)
+
+
+def number_settings(model_or_data: Any) -> dict[str, Any]:
+    """The numeric settings of :data:`SETTING_FLAGS` that a model (or SB3's data, a dict) holds."""
+    get = model_or_data.get if isinstance(model_or_data, dict) else lambda name: getattr(model_or_data, name, None)
+    return {name: get(name) for name in SETTING_FLAGS if finite_number(get(name))}
+
+
+def training_state(model: Any) -> dict[str, Any]:
+    """What a checkpoint keeps (in its ``trash_rl.json``) for a resume to go on where it stopped, as
+    JSON: SB3's counters, the settings the model trained with, and the recent episodes behind the
+    logged rollout means."""
+    episodes = [
+        {"r": float(episode["r"]), "l": int(episode["l"]), "t": float(episode["t"])}
+        for episode in model.ep_info_buffer or ()
+        if isinstance(episode, dict) and {"r", "l", "t"} <= set(episode)
+    ]
+    return {
+        "version": TRAINING_STATE_VERSION,
+        "counters": {name: kind(getattr(model, name)) for name, kind in counters_of(type(model).__name__).items()},
+        "settings": number_settings(model),
+        "episodes": episodes,
+    }
+
+
+def save_checkpoint(model: Any, path: Path, config: Any, preset: str, **extra: Any) -> Path:
+    """:func:`~agents.learned.save_policy` with the :func:`training_state` a resume needs: every
+    policy file and checkpoint a run writes can be resumed without unpickling."""
+    return save_policy(model, path, config, preset, training_state=training_state(model), **extra)
+
+
+@dataclass
+class Resume:
+    """What :func:`prepare` read for ``--resume``, every part checked: nothing is read later."""
+
+    parameters: dict[str, Any]  # SB3's state dicts by name (policy, policy.optimizer): tensors only
+    counters: dict[str, Any]  # COUNTERS (and EXPLORATION_COUNTERS) to go on from
+    episodes: list[dict[str, Any]]  # the recent episodes (SB3's ep_info_buffer), possibly none
+    notes: list[str]  # settings the checkpoint was trained with otherwise, to log
+    history: list[dict[str, Any]]  # the run's learning curve before the checkpoint
+    snapshots: list[Any] | None  # the self-play pool up to the checkpoint (None without self-play)
+
+
+def first_line(error: BaseException) -> str:
+    """An exception as one short line: its message's first line (its type when it has none)."""
+    lines = str(error).strip().splitlines()
+    return lines[0][:300] if lines else type(error).__name__
+
+
+def load_tensors(path: Path, name: str, raw: bytes) -> Any:
+    """A ``.pth`` member loaded with ``torch.load(weights_only=True)``: tensors and plain containers
+    only, anything else (a pickled object) refused before it is built."""
+    import pickle
+
+    import torch
+
+    try:
+        return torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        raise ValueError(f"{path}: its {name} holds more than tensors, which is never loaded") from None
+    except Exception as error:
+        raise ValueError(f"{path}: its {name} is damaged ({first_line(error)})") from None
+
+
+def check_weights(path: Path, member: str, saved: Any, module: Any) -> None:
+    """A ValueError unless ``saved`` is a state dict of ``module``: every name, shape and dtype as
+    it has them (strict: no weight missing, none renamed or left over), every value finite."""
+    import torch
+
+    if not isinstance(saved, dict) or not all(
+        isinstance(key, str) and isinstance(value, torch.Tensor) for key, value in saved.items()
+    ):
+        raise ValueError(f"{path}: its {member} is not a set of named tensors")
+    wanted = module.state_dict()
+    differences = [f"{key} missing" for key in wanted if key not in saved]
+    differences += [f"{key} unexpected" for key in saved if key not in wanted]
+    differences += [
+        f"{key} is {tuple(saved[key].shape)} {saved[key].dtype}, not {tuple(value.shape)} {value.dtype}"
+        for key, value in wanted.items()
+        if key in saved and (saved[key].shape != value.shape or saved[key].dtype != value.dtype)
+    ]
+    if differences:
+        more = f" and {len(differences) - 3} more" if len(differences) > 3 else ""
+        raise ValueError(
+            f"{path}: its {member} does not fit the network these settings build ({'; '.join(differences[:3])}{more})"
+        )
+    broken = [key for key, value in saved.items() if value.is_floating_point() and not bool(value.isfinite().all())]
+    if broken:
+        raise ValueError(f"{path}: its {member} holds non-finite weights ({', '.join(broken[:3])})")
+
+
+def fits(value: Any, parameter: Any) -> bool:
+    """An optimizer state value for ``parameter``: a finite number, or a finite tensor of its shape
+    (or a scalar, Adam's step)."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        shaped = value.dim() == 0 or value.shape == parameter.shape
+        return shaped and (not value.is_floating_point() or bool(value.isfinite().all()))
+    return finite_number(value)
+
+
+def check_optimizer_state(path: Path, member: str, saved: Any, optimizer: Any) -> dict[str, Any]:
+    """The state of ``saved`` for ``optimizer``, with ``optimizer``'s own parameter groups (its
+    hyperparameters, from the settings); a ValueError unless it is a state of these parameters."""
+    fresh = optimizer.state_dict()
+    wanted = [group["params"] for group in fresh["param_groups"]]
+    groups = saved.get("param_groups") if isinstance(saved, dict) else None
+    state = saved.get("state") if isinstance(saved, dict) else None
+    if (
+        not isinstance(state, dict)
+        or not isinstance(groups, list)
+        or [group.get("params") if isinstance(group, dict) else None for group in groups] != wanted
+    ):
+        raise ValueError(f"{path}: its {member} is not an optimizer state of this network's parameters")
+    parameters = dict(
+        zip(
+            [index for group in wanted for index in group],
+            [parameter for group in optimizer.param_groups for parameter in group["params"]],
+            strict=True,
+        )
+    )
+    for index, values in state.items():
+        if index not in parameters or not isinstance(values, dict):
+            raise ValueError(f"{path}: its {member} holds a state for a parameter the network does not have")
+        if not all(fits(value, parameters[index]) for value in values.values()):
+            raise ValueError(f"{path}: its {member} holds a state of parameter {index} that does not fit it")
+    return {"state": state, "param_groups": copy.deepcopy(fresh["param_groups"])}
+
+
+def dry_step(probe: Any, parameters: dict[str, Any]) -> None:
+    """Load a copy of ``parameters`` into the throwaway model ``probe`` and take one optimizer step
+    with zero gradients, as training's first update will: an optimizer state that does not fit fails
+    here, before the run writes anything."""
+    import torch
+
+    probe.set_parameters(copy.deepcopy(parameters), exact_match=True, device="cpu")
+    optimizer = probe.policy.optimizer
+    for group in optimizer.param_groups:
+        for parameter in group["params"]:
+            parameter.grad = torch.zeros_like(parameter)
+    optimizer.step()
+
+
+def read_parameters(path: Path, archive: zipfile.ZipFile, probe: Any) -> dict[str, Any]:
+    """SB3's state dicts of the checkpoint (``policy.pth``, ``policy.optimizer.pth``), as tensors
+    only, checked against ``probe`` (a model built from the settings): each member no larger than
+    four times the network, every weight named and shaped as the network has it and finite, the
+    optimizer state one for these parameters; a ValueError naming the file and the problem."""
+    import torch
+    from stable_baselines3.common.save_util import recursive_getattr
+
+    network_bytes = sum(tensor.numel() * tensor.element_size() for tensor in probe.policy.state_dict().values())
+    limit = 4 * network_bytes + 2**20
+    parameters: dict[str, Any] = {}
+    for name in probe._get_torch_save_params()[0]:
+        target, member = recursive_getattr(probe, name), f"{name}.pth"
+        saved = load_tensors(path, member, read_zip_member(archive, member, limit, path))
+        if isinstance(target, torch.optim.Optimizer):
+            parameters[name] = check_optimizer_state(path, member, saved, target)
+        else:
+            check_weights(path, member, saved, target)
+            parameters[name] = saved
+    try:
+        dry_step(probe, parameters)
+    except Exception as error:
+        raise ValueError(f"{path}: its weights do not load into the network ({first_line(error)})") from None
+    return parameters
+
+
+def check_counters(path: Path, where: str, values: Any, kinds: dict[str, type]) -> dict[str, Any]:
+    """The counters ``kinds`` of ``values`` (a dict read from JSON), each of its type and range; a
+    ValueError naming the first that is missing or wrong."""
+    checked: dict[str, Any] = {}
+    for name, kind in kinds.items():
+        value = values.get(name) if isinstance(values, dict) else None
+        valid = finite_number(value) and (kind is float or (isinstance(value, int) and value >= 0))
+        if valid and name == "exploration_rate":
+            valid = 0 <= value <= 1
+        if not valid:
+            raise ValueError(f"{path}: {where} has no valid {name} (found {value!r}), so it cannot be resumed")
+        checked[name] = kind(value)
+    return checked
+
+
+def check_episodes(path: Path, episodes: Any, window: int) -> list[dict[str, Any]]:
+    """The recent episodes of a training state: at most ``window`` of them, each its return, length
+    and time as finite numbers."""
+    valid = isinstance(episodes, list) and len(episodes) <= window
+    valid = valid and all(
+        isinstance(episode, dict) and set(episode) == {"r", "l", "t"} and all(map(finite_number, episode.values()))
+        for episode in episodes
+    )
+    if not valid:
+        raise ValueError(f"{path}: its {METADATA_NAME} has a training_state whose episodes are unreadable")
+    return episodes
+
+
+def read_sb3_data(path: Path, archive: zipfile.ZipFile) -> dict[str, Any]:
+    """The plain-JSON fields of SB3's ``data`` member (of a checkpoint written before this package
+    kept its training state): every value SB3 pickled (``:serialized:``) is dropped unread."""
+    raw = read_zip_member(archive, "data", DATA_LIMIT, path)
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as error:
+        raise ValueError(f"{path}: its SB3 data is not JSON ({first_line(error)})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: its SB3 data is not a JSON object")
+    return {key: value for key, value in data.items() if not (isinstance(value, dict) and ":serialized:" in value)}
+
+
+def read_training_state(
+    path: Path, metadata: dict[str, Any], archive: zipfile.ZipFile, window: int
+) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+    """The counters, settings and recent episodes a resume goes on from: the ``training_state`` of
+    ``trash_rl.json``, or for an older file the plain-JSON fields of SB3's data (no episodes)."""
+    kinds = counters_of(metadata["algorithm"])
+    state = metadata.get("training_state")
+    if state is None:
+        data = read_sb3_data(path, archive)
+        return check_counters(path, "its SB3 data", data, kinds), number_settings(data), []
+    if not isinstance(state, dict) or state.get("version") != TRAINING_STATE_VERSION:
+        found = state.get("version") if isinstance(state, dict) else state
+        raise ValueError(f"{path}: its {METADATA_NAME} has a training_state of an unknown version ({found!r})")
+    counters = check_counters(path, f"its {METADATA_NAME}'s training_state", state.get("counters"), kinds)
+    settings = state.get("settings")
+    return (
+        counters,
+        number_settings(settings if isinstance(settings, dict) else {}),
+        check_episodes(path, state.get("episodes", []), window),
+    )
+
+
+def probe_model(args: Args, opponents: list[Any], run_dir: Path) -> Any:
+    """A model built as the run will build its own (:func:`make_model`), on one environment and with
+    SB3's remarks on its sizes silenced: what a checkpoint to resume must fit. Nothing is written."""
+    env_class, rules = SINGLE_AGENT_ENVS[args.game], rules_fields(args)
+    vec_env = DummyVecEnv([lambda: env_class(args.preset, opponents=opponents, **rules)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return make_model(args, vec_env, run_dir)
+
+
+def check_network(path: Path, metadata: dict[str, Any], probe: Any) -> None:
+    """A ValueError when the checkpoint describes another network than the settings build."""
+    trained, built = metadata.get("network"), describe_network(probe)
+    if trained is not None and trained != built:
+        flags = "--net-arch and --n-quantiles" if "n_quantiles" in built else "--net-arch"
+        raise ValueError(f"{path} holds the network {trained}, these settings build {built}: give the run's {flags}")
+
+
+def read_checkpoint(path: Path, metadata: dict[str, Any], probe: Any) -> tuple[dict[str, Any], ...]:
+    """The parameters (:func:`read_parameters`) and the training state (:func:`read_training_state`)
+    of the checkpoint at ``path``; a ValueError for a file that is not a whole, undamaged checkpoint."""
+    check_network(path, metadata, probe)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            parameters = read_parameters(path, archive, probe)
+            counters, settings, episodes = read_training_state(path, metadata, archive, probe._stats_window_size)
+    except ValueError:
+        raise
+    except Exception as error:  # the archive itself: truncated or changed since read_metadata read it
+        raise ValueError(f"{path} is not a readable checkpoint ({first_line(error)})") from None
+    if metadata.get("num_timesteps", counters["num_timesteps"]) != counters["num_timesteps"]:
+        raise ValueError(
+            f"{path}: its {METADATA_NAME} says {metadata['num_timesteps']!r} timesteps, its training state "
+            f"{counters['num_timesteps']}: the file is damaged"
+        )
+    return parameters, counters, settings, episodes
+
+
+def read_history(path: Path, before: int, baselines: list[str]) -> list[dict[str, Any]]:
+    """The points of a run's learning curve (``eval_history.json``) before ``before`` timesteps, which
+    a resumed run extends; a ValueError naming the file if it is not a curve against ``baselines``."""
+    if not path.is_file():
+        return []
+    try:
+        if path.stat().st_size > HISTORY_LIMIT:
+            raise ValueError(f"larger than {HISTORY_LIMIT:,} bytes")
+        rows = json.loads(path.read_bytes()).get("history")
+    except (OSError, ValueError, RecursionError, AttributeError) as error:
+        rows = f"unreadable: {first_line(error)}"
+
+    def point(row: Any) -> bool:
+        if (
+            not isinstance(row, dict)
+            or isinstance(row.get("timesteps"), bool)
+            or not isinstance(row.get("timesteps"), int)
+        ):
+            return False
+        scores = [row.get(baseline) for baseline in baselines]
+        return all(
+            isinstance(score, dict)
+            and finite_number(score.get("mean"))
+            and all(score.get(key) is None or finite_number(score.get(key)) for key in ("low", "high"))
+            for score in scores
+        )
+
+    if not isinstance(rows, list) or not all(map(point, rows)):
+        found = rows if isinstance(rows, str) else "points without a score against each of them"
+        raise ValueError(
+            f"{path} is not a learning curve against {', '.join(baselines)} ({found}): resume with the run's "
+            "--eval-baselines, or move the file out of the run to start its curve again"
+        )
+    return [row for row in rows if row["timesteps"] < before]
+
+
+def reload_snapshots(run_dir: Path, timesteps: int, pool_size: int, config: Any) -> list[Any]:
+    """A resumed self-play run's pool: its newest snapshots up to the step it resumes from, each loaded
+    as weights only (nothing unpickled) for these rules; a ValueError naming a snapshot that cannot be."""
+    steps = sorted(
+        int(path.stem.removeprefix("step_"))
+        for path in (run_dir / "snapshots").glob("step_*.zip")
+        if path.stem.removeprefix("step_").isdigit()
+    )
+    pool = []
+    for step in [step for step in steps if step <= timesteps][-pool_size:]:
+        path = run_dir / "snapshots" / f"step_{step}.zip"
+        try:
+            snapshot = LearnedAgent.load(path, name=f"snapshot_{step}")
+            snapshot.check_config(config)
+        except ValueError as error:
+            raise ValueError(
+                f"self-play snapshot {path} cannot be loaded as weights only ({error}); "
+                f"move it out of {path.parent} to resume without it"
+            ) from None
+        pool.append(snapshot)
+    return pool
+
+
+def read_resume(args: Args, config: Any, metadata: dict[str, Any], folder: RunFolder, opponents: list[Any]) -> Resume:
+    """Everything ``--resume`` goes on from, read and checked before the run writes anything: the
+    checkpoint's weights, optimizer state and counters (:func:`read_checkpoint`, against a model
+    built from the settings), and from the run folder its learning curve and self-play snapshots."""
+    assert args.resume is not None
+    path = Path(args.resume)
+    probe = probe_model(args, opponents, folder.path)
+    try:
+        parameters, counters, settings, episodes = read_checkpoint(path, metadata, probe)
+        notes = [
+            f"{path} was trained with {flag} {settings[name]}; this run trains with {getattr(probe, name)}"
+            for name, flag in SETTING_FLAGS.items()
+            if name in settings and hasattr(probe, name) and settings[name] != getattr(probe, name)
+        ]
+    finally:
+        probe.env.close()
+    steps = counters["num_timesteps"]
+    history = [] if folder.replace else read_history(folder.path / "eval_history.json", steps, args.eval_baselines)
+    snapshots = None
+    if args.self_play:
+        snapshots = [] if folder.replace else reload_snapshots(folder.path, steps, args.pool_size, config)
+    return Resume(parameters, counters, episodes, notes, history, snapshots)
+
+
+def continue_from(model: Any, resume: Resume) -> None:
+    """Set ``model`` (built from the settings, its parameters loaded) to the checkpoint's counters
+    and recent episodes, so ``learn(reset_num_timesteps=False)`` goes on as SB3's own loader would."""
+    for name, value in resume.counters.items():
+        setattr(model, name, value)
+    if resume.episodes:
+        model.ep_info_buffer = deque(resume.episodes, maxlen=model._stats_window_size)
+        model.ep_success_buffer = deque(maxlen=model._stats_window_size)
 
 
 def default_run_name(args: Args) -> str:
@@ -470,29 +1011,30 @@ class Setup:
     config: Any
     folder: RunFolder
     opponents: list[Any]
-    resume_metadata: dict[str, Any] | None
+    resume: Resume | None  # what --resume goes on from, read and checked
 
 
 def prepare(args: Args) -> Setup:
-    """Check every setting, the rules, the agents and any file to resume, and choose the run
-    folder; a ValueError naming the problem, before anything is written."""
+    """Check every setting (and the memory they need), the rules, the agents, the run folder (a plain
+    name, writable) and any checkpoint to resume, read whole (:func:`read_resume`); a ValueError
+    naming the problem, before anything is written."""
     resolve_baselines(args)
     check_settings(args)
     check_batched(args)
     config = build_config(args)
-    resume_metadata = None
+    check_memory(args, config)
+    metadata = None
     if args.resume is not None:
-        resume_metadata = read_metadata(args.resume)
-        check_compatible(resume_metadata, config, source=f"checkpoint {args.resume}")
-        if resume_metadata["algorithm"] != ALGORITHMS[args.algo]:
-            raise ValueError(
-                f"{args.resume} was trained with {resume_metadata['algorithm']}, not {ALGORITHMS[args.algo]}"
-            )
+        metadata = read_metadata(args.resume)
+        check_compatible(metadata, config, source=f"checkpoint {args.resume}")
+        if metadata["algorithm"] != ALGORITHMS[args.algo]:
+            raise ValueError(f"{args.resume} was trained with {metadata['algorithm']}, not {ALGORITHMS[args.algo]}")
     folder = choose_run_folder(args.out_dir, args.run_name, default_run_name(args), args.overwrite, args.resume)
     opponents = [make_agent(spec, args.game) for spec in args.opponents]
     for agent in [*opponents, *(make_agent(spec, args.game) for spec in args.eval_baselines)]:
         agent.check_config(config)
-    return Setup(args, config, folder, opponents, resume_metadata)
+    resume = read_resume(args, config, metadata, folder, opponents) if metadata is not None else None
+    return Setup(args, config, folder, opponents, resume)
 
 
 def resume_command(args: Args, folder: RunFolder, checkpoint: Path) -> str:
@@ -513,17 +1055,6 @@ def resume_command(args: Args, folder: RunFolder, checkpoint: Path) -> str:
         overrides=[*override_words(args.rules), *args.overrides],
     )
     return shell_command([*program_words(COMMAND), *command_line(settings)])
-
-
-def reload_snapshots(run_dir: Path, timesteps: int, pool_size: int) -> list[Any]:
-    """A resumed self-play run's pool: its newest snapshots up to the step it resumes from."""
-    steps = sorted(
-        int(path.stem.removeprefix("step_"))
-        for path in (run_dir / "snapshots").glob("step_*.zip")
-        if path.stem.removeprefix("step_").isdigit()
-    )
-    kept = [step for step in steps if step <= timesteps][-pool_size:]
-    return [LearnedAgent.load(run_dir / "snapshots" / f"step_{step}.zip", name=f"snapshot_{step}") for step in kept]
 
 
 # ---------------------------------------------------------------------- the steps of a run
@@ -558,7 +1089,9 @@ def start_pool(training: Training) -> None:
     if training.pool is None:
         return
     if args.self_play_only and not training.pool:
-        path = save_policy(training.model, training.run_dir / "snapshots" / f"step_{steps}.zip", config, args.preset)
+        path = save_checkpoint(
+            training.model, training.run_dir / "snapshots" / f"step_{steps}.zip", config, args.preset
+        )
         training.pool.append(LearnedAgent.load(path, name=f"snapshot_{steps}"))
     if training.pool:
         training.vec_env.env_method("set_opponents", snapshot_companions(training.setup) + training.pool)
@@ -575,24 +1108,20 @@ def build(setup: Setup, run_dir: Path) -> Training:
 
 
 def restore(setup: Setup, run_dir: Path) -> Training:
-    """A run continued from ``--resume``: its environments, the model loaded with its timestep count,
-    the learning curve and the self-play snapshots up to that count."""
-    args = setup.args
-    assert setup.resume_metadata is not None and args.resume is not None  # prepare read them
+    """A run continued from ``--resume``: its environments and a model built from the settings as a new
+    run's is, given the checkpoint's weights, optimizer state and counters that :func:`prepare` read
+    (nothing unpickled), the learning curve and the self-play snapshots up to that count."""
+    args, resume = setup.args, setup.resume
+    assert resume is not None and args.resume is not None  # prepare read it
     vec_env = make_vec_env_for(args, setup.opponents)
-    model = algorithms()[setup.resume_metadata["algorithm"]].load(
-        str(args.resume),
-        env=vec_env,
-        device="cpu",
-        tensorboard_log=str(run_dir / "tb") if args.tensorboard else None,
-    )
+    model = make_model(args, vec_env, run_dir)
+    model.set_parameters(resume.parameters, exact_match=True, device="cpu")
+    continue_from(model, resume)
+    for note in resume.notes:
+        logger.info(note)
     logger.info(f"resuming {args.resume} at {model.num_timesteps:,} timesteps")
-    history: list[dict[str, Any]] = []
-    previous = run_dir / "eval_history.json"
-    if previous.is_file():  # a resumed run extends its learning curve
-        history = [row for row in json.loads(previous.read_text())["history"] if row["timesteps"] < model.num_timesteps]
-    pool = reload_snapshots(run_dir, model.num_timesteps, args.pool_size) if args.self_play else None
-    training = Training(setup, run_dir, vec_env, model, history, pool)
+    pool = None if resume.snapshots is None else list(resume.snapshots)
+    training = Training(setup, run_dir, vec_env, model, list(resume.history), pool)
     start_pool(training)
     return training
 
@@ -670,7 +1199,7 @@ def finish(
     interrupted = stop.requested and model.num_timesteps < args.total_timesteps
     checkpoint = None
     if interrupted:  # a resumable checkpoint where training stopped
-        checkpoint = save_policy(
+        checkpoint = save_checkpoint(
             model, run_dir / "checkpoints" / f"step_{model.num_timesteps}.zip", config, args.preset, interrupted=True
         )
     elif (
@@ -679,7 +1208,7 @@ def finish(
         and (not history or history[-1]["timesteps"] != model.num_timesteps)
     ):
         evaluation.evaluate()  # the final point of the learning curve (none when no evaluation is asked)
-    policy_path = save_policy(
+    policy_path = save_checkpoint(
         model, run_dir / "policy.zip", config, args.preset, train_seconds=train_seconds, interrupted=interrupted
     )
     write_json(run_dir / "eval_history.json", {"history": history})
@@ -725,8 +1254,12 @@ def run(setup: Setup, stop: GracefulStop, callbacks: Sequence[BaseCallback] = ()
     args = setup.args
     set_threads(args.threads)
     run_dir = setup.folder.start(args)
-    set_random_seed(args.seed)
-    training = restore(setup, run_dir) if args.resume is not None else build(setup, run_dir)
+    try:
+        set_random_seed(args.seed)
+        training = restore(setup, run_dir) if args.resume is not None else build(setup, run_dir)
+    except BaseException:  # nothing trained: a folder made for this run alone goes again
+        setup.folder.release()
+        raise
     callback, evaluation = make_callbacks(training, stop, callbacks)
     train_seconds = learn(training, callback)
     return finish(training, stop, evaluation, train_seconds)

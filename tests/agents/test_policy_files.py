@@ -24,8 +24,11 @@ import pytest
 pytest.importorskip("sb3_contrib")
 torch = pytest.importorskip("torch")
 
+from helpers.hostile import Payload, rewrite  # noqa: E402
+from helpers.tiny_training import sb3_load  # noqa: E402
+
 from agents.commands import evaluate, play  # noqa: E402
-from agents.learned import METADATA_NAME, LearnedAgent, load_model  # noqa: E402
+from agents.learned import METADATA_NAME, LearnedAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from trash_env.single_agent import TrashSingleAgentEnv  # noqa: E402
 from trash_env.trash.config import make_config  # noqa: E402
@@ -33,24 +36,6 @@ from trash_env.trash.config import make_config  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_POLICY = ROOT / "policies" / "standard_2p_maskable_ppo.zip"
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-
-class Payload:
-    """Unpickling this writes ``marker``: what a crafted policy file could do instead."""
-
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self):
-        return (exec, (f"open({str(self.marker)!r}, 'w').write('ran')",))
-
-
-def rewrite(source: Path, target: Path, members: dict[str, bytes]) -> Path:
-    """A copy of the zip ``source`` with some members replaced."""
-    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(target, "w") as out:
-        for item in archive.infolist():
-            out.writestr(item, members.get(item.filename, archive.read(item.filename)))
-    return target
 
 
 @pytest.fixture
@@ -72,7 +57,7 @@ def test_sb3s_own_loader_runs_the_payload(crafted: tuple[Path, Path]) -> None:
     """The threat is real: SB3's full load (what resuming training does) runs the payload."""
     path, marker = crafted
     with pytest.raises(Exception):  # noqa: B017 - what SB3 makes of the payload's result does not matter
-        load_model(path)
+        sb3_load(path)
     assert marker.exists()
 
 
@@ -82,7 +67,7 @@ def test_loading_as_an_agent_runs_nothing_and_plays_as_the_original(crafted: tup
     path, marker = crafted
     agent = make_agent(str(path))
     assert isinstance(agent, LearnedAgent)
-    model = load_model(SHIPPED_POLICY)
+    model = sb3_load(SHIPPED_POLICY)
     env = TrashSingleAgentEnv("standard")
     observation, _ = env.reset(seed=1)
     with torch.no_grad():
@@ -125,7 +110,7 @@ def test_weights_that_are_not_tensors_are_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("network", "message"),
     [
-        ({"net_arch": [64, 64], "activation_fn": "Tanh"}, "could not be loaded"),
+        ({"net_arch": [64, 64], "activation_fn": "Tanh"}, r"has shape \(128, 150\), the network.s is \(64, 150\)"),
         ({"net_arch": {"pi": [128, 128], "vf": [128, 128]}, "activation_fn": "os.system"}, "unknown activation"),
         ({"net_arch": [64], "optimizer_class": "x"}, "unreadable network description"),
     ],

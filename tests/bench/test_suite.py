@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -257,17 +258,32 @@ def test_stratified_bootstrap_resamples_within_tasks() -> None:
     assert constant == pytest.approx((0.3, 0.3, 0.3))
 
 
+def fake_run(task: str, seed: int, final: float, curve: Sequence[float] = ()) -> Any:
+    """A finished run of ``task`` (a :class:`agents.bench.results.Result`) whose final policy scores
+    ``final`` normalised and whose curve is ``curve`` at the task's evaluation points (all in
+    agreement with its anchors, as in a good result file)."""
+    from agents.bench.results import Anchors, CurvePoint, FinalEvaluation, Protocol, Result
+
+    spec, anchors = TASKS[task], Anchors(random=-1.0, reference=0.0)
+    points = [CurvePoint(round(f * spec.budget), n - 1, n - 1, n - 1, n) for f, n in zip(spec.eval_points, curve)]
+    protocol = Protocol(spec.reference, spec.eval_deals, spec.final_deals, spec.eval_seed)
+    last = FinalEvaluation(final - 1, final - 1, final - 1, final, spec.final_deals)
+    return Result(
+        1, task, spec.version, "x", seed, spec.budget, 1.0, tuple(points), last, anchors, protocol, 1.0, "0", True
+    )
+
+
 def test_the_best_learner_of_each_task_and_its_gaps_to_reference_and_optimum() -> None:
     """The report names the learner with the highest mean on each task and its gaps (issue 14,
     "how far the best learned policy is from the reference and the optimum")."""
     from agents.bench import report
 
-    def runs(*scores: float) -> list[dict[str, Any]]:
-        return [{"seed": i, "final": {"normalized": s}} for i, s in enumerate(scores)]
+    def runs(task: str, *scores: float) -> list[Any]:
+        return [fake_run(task, i, s) for i, s in enumerate(scores)]
 
     grouped = {
-        "a": {"hyn-2p": runs(0.5, 0.7), "trash-standard-2p": runs(1.02, 1.02)},
-        "b": {"hyn-2p": runs(0.8, 0.8), "trash-standard-2p": runs(0.9, 0.9)},
+        "a": {"hyn-2p": runs("hyn-2p", 0.5, 0.7), "trash-standard-2p": runs("trash-standard-2p", 1.02, 1.02)},
+        "b": {"hyn-2p": runs("hyn-2p", 0.8, 0.8), "trash-standard-2p": runs("trash-standard-2p", 0.9, 0.9)},
     }
     baselines = {"hyn-2p": {"optimal": 1.0, "heuristic": 0.89}, "trash-standard-2p": {"greedy": 1.0}}
     rows = report.best_per_task(grouped, ["trash-standard-2p", "hyn-2p"], baselines)
@@ -284,7 +300,7 @@ def test_a_task_with_one_run_has_no_interval_and_the_json_leaderboard_says_null(
     from agents.bench import report
     from trash_env.files import write_json
 
-    grouped = {"a": {"hyn-2p": [{"seed": 0, "final": {"normalized": 0.5}, "wall_seconds": 1.0}]}}
+    grouped = {"a": {"hyn-2p": [fake_run("hyn-2p", 0, 0.5)]}}
     write_json(tmp_path / "leaderboard.json", report.leaderboard(grouped))
     board = json.loads((tmp_path / "leaderboard.json").read_text())
     assert board["a"]["tasks"]["hyn-2p"] == {"mean": 0.5, "low": None, "high": None, "runs": 1}
@@ -297,10 +313,8 @@ def test_an_algorithm_has_one_colour_in_every_plot_even_where_others_are_missing
     pytest.importorskip("matplotlib")
     from agents.bench import report
 
-    def runs(task: str, score: float) -> list[dict[str, Any]]:
-        budget = TASKS[task].budget
-        curve = [{"timesteps": int(f * budget), "normalized": score * f} for f in TASKS[task].eval_points]
-        return [{"task": task, "seed": 0, "budget": budget, "curve": curve, "final": {"normalized": score}}]
+    def runs(task: str, score: float) -> list[Any]:
+        return [fake_run(task, 0, score, [score * f for f in TASKS[task].eval_points])]
 
     grouped = {
         "a": {"hyn-2p": runs("hyn-2p", 0.5), "hyn-4p": runs("hyn-4p", 0.6)},

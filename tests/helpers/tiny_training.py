@@ -28,3 +28,11 @@ def tiny_args(train: ModuleType, out_dir: Path, **fields: Any) -> Any:
     }
     settings.update(fields)
     return train.Args(**settings)
+
+
+def sb3_load(path: str | Path) -> Any:
+    """Stable-Baselines3's own full loader (which unpickles fields of the file) on a file a test
+    made itself: the reference the package's weights-only loaders are compared with."""
+    from agents.learned import algorithms, read_metadata
+
+    return algorithms()[read_metadata(path)["algorithm"]].load(str(path), device="cpu")

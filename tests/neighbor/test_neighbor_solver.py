@@ -15,6 +15,7 @@ agent and the exact evaluation (:mod:`agents.evaluation.exact`).
 from __future__ import annotations
 
 import functools
+import shutil
 
 import numpy as np
 import pytest
@@ -44,9 +45,11 @@ REDUCED = (4, 6, 8)  # three markers: 2^3 x 2^3 sets
 
 
 @pytest.fixture(scope="module")
-def solution(tmp_path_factory: pytest.TempPathFactory, monkeypatch_module):
-    """The full game solved once for the module (cached in a temporary folder)."""
+def solution(solved, tmp_path_factory: pytest.TempPathFactory, monkeypatch_module):
+    """The full game solved once for the session (``conftest.solved``), loaded from its cache file
+    copied to a temporary folder."""
     monkeypatch_module.setenv("TRASH_RL_CACHE", str(tmp_path_factory.mktemp("cache")))
+    shutil.copyfile(solved[1], cache_path())
     return load_solution()
 
 

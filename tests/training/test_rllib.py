@@ -54,9 +54,7 @@ def play_episode(env: TrashRLlibEnv, rng: np.random.Generator) -> dict[str, obje
     raise AssertionError("the episode did not end")
 
 
-@pytest.mark.parametrize(
-    "opponents", [None, ["greedy"], ["random", "counter"]], ids=["self-play", "greedy", "pool"]
-)
+@pytest.mark.parametrize("opponents", [None, ["greedy"], ["random", "counter"]], ids=["self-play", "greedy", "pool"])
 @pytest.mark.parametrize("num_players", [2, 3])
 def test_environment_exposes_the_learner_seats_with_masks(opponents, num_players) -> None:
     """R13: only the exposed seats act through RLlib, every observation carries the legal

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers.tiny_training import tiny_args
+from helpers.tiny_training import sb3_load, tiny_args
 
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("stable_baselines3")
@@ -40,7 +40,6 @@ from agents.learned import (
     METADATA_NAME,
     LearnedAgent,
     algorithms,
-    load_model,
     policy_classes,
     read_metadata,
     save_policy,
@@ -164,7 +163,7 @@ def test_train_script_tiny_run_end_to_end(tiny_run: tuple[subprocess.CompletedPr
     out = completed.stdout
     assert "[eval @ 1,000 steps, 10 duplicate deals] vs random:" in out
     assert f"{run_dir / 'policy.zip'} vs baselines, 20 duplicate deals per baseline" in out  # the name in full
-    final_table = out[out.index("vs baselines, 20 duplicate deals"):]
+    final_table = out[out.index("vs baselines, 20 duplicate deals") :]
     assert "score difference per deal [95% CI]" in final_table and "baseline's win rate" in final_table
     assert "per seat" not in final_table and "…" not in final_table  # one table (final_eval.json has the rest)
     assert [line.split()[1] for line in final_table.splitlines() if line.split()[1:2] in (["random"], ["greedy"])] == [
@@ -266,7 +265,7 @@ def test_each_algorithm_trains_and_saves_a_loadable_policy(algo: str, train_poli
     agent = make_agent(str(result.policy))
     assert isinstance(agent, LearnedAgent)
     assert type(agent.policy) is policy_classes()[ALGORITHM_CLASSES[algo]]
-    model = load_model(result.policy)
+    model = sb3_load(result.policy)
     assert type(model).__name__ == ALGORITHM_CLASSES[algo]
     if algo == "qrdqn":  # --n-quantiles reaches the model (not sb3-contrib's default of 200)
         assert model.n_quantiles == train.Args().n_quantiles != 200
@@ -285,7 +284,7 @@ def test_learned_agent_plays_the_policys_own_choice(algo: str, train_policy) -> 
     """The agent's action is the model's deterministic prediction whenever that is legal (for
     MaskablePPO, with the action mask, always): masking never overrides a legal first choice."""
     path = train_policy(algo).policy
-    agent, model = LearnedAgent.load(path), load_model(path)
+    agent, model = LearnedAgent.load(path), sb3_load(path)
     compared = 0
     for observation, mask in first_states({"preset": "standard"}, 180):
         kwargs = {"action_masks": mask} if algo == "maskable_ppo" else {}
@@ -349,7 +348,7 @@ def _truncated(folder: Path, policy: Path) -> Path:
 
 def _plain_sb3_save(folder: Path, policy: Path) -> Path:
     path = folder / "plain.zip"
-    load_model(policy).save(path)
+    sb3_load(policy).save(path)
     return path
 
 
@@ -492,7 +491,7 @@ def test_play_cli_accepts_a_policy_opponent(tiny_policy: Path, capsys: pytest.Ca
 def test_save_policy_writes_atomically_and_round_trips(tiny_policy: Path, tmp_path: Path) -> None:
     """``save_policy`` adds ``.zip`` when missing, overwrites an earlier save, leaves no
     ``.partial.zip`` behind, and the file loads back with the same preferences and metadata."""
-    agent, model = LearnedAgent.load(tiny_policy), load_model(tiny_policy)
+    agent, model = LearnedAgent.load(tiny_policy), sb3_load(tiny_policy)
     config = make_config("standard")
     path = save_policy(model, tmp_path / "copy", config, "standard", note="first")
     assert path == tmp_path / "copy.zip"
@@ -550,7 +549,7 @@ def test_resume_continues_the_timestep_count(resumed: TrainResult, tiny_policy: 
     assert first_run >= 2000
     assert resumed.timesteps >= 3000 and resumed.timesteps > first_run
     agent = LearnedAgent.load(resumed.policy)
-    assert load_model(resumed.policy).num_timesteps == resumed.timesteps == agent.metadata["num_timesteps"]
+    assert sb3_load(resumed.policy).num_timesteps == resumed.timesteps == agent.metadata["num_timesteps"]
     steps = [row["timesteps"] for row in resumed.history]
     assert steps == sorted(set(steps))
     assert steps[0] > 2000 and steps[-1] == resumed.timesteps

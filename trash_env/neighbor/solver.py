@@ -28,7 +28,12 @@ again, ending hands the turn over. The turn limit (R12, as R7) is left out of th
 The iteration stops when no value changes by more than ``tolerance`` between sweeps; the
 Bellman residual at every state is then checked (``Solution.residual``). The solution is cached
 on disk (``cache_path()``: ``$TRASH_RL_CACHE`` or ``~/.cache/trash-rl``) after the first solve, so
-later uses load it in well under a second.
+later uses load it in well under a second. The cache file is plain arrays (an npz archive, read
+without pickle), written atomically with the solver's version and a hash of its content; on the way
+back in each array's dtype and shape (before its data is read), the hash, the values' finiteness
+and range and one Bellman sweep's residual are checked (:func:`read_solution`), so a damaged file,
+another version's or one holding values that are not the solution is reported in one line and
+solved again (:func:`load_solution`), never used.
 
 ``totals`` (test-only) plays the game with markers for fewer totals, to check the solver against an
 exhaustive expectimax on a game small enough for it; the rules core plays only the full game.
@@ -37,8 +42,11 @@ exhaustive expectimax on a game small enough for it; the rules core plays only t
 from __future__ import annotations
 
 import hashlib
+import logging
+import math
 import os
 import time
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,8 +57,10 @@ from trash_env.files import atomic_path
 from trash_env.jit import HAVE_NUMBA, njit, prange
 from trash_env.neighbor.rules import SEVEN, TOTALS, WAYS
 
-SOLVER_VERSION = 1  # bump when the solved game or the file format changes
+SOLVER_VERSION = 2  # bump when the solved game or the file format changes (2: the content hash)
 TOLERANCE = 1e-12
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -215,40 +225,208 @@ def cache_path(totals: tuple[int, ...] = TOTALS) -> Path:
     return folder / f"help_your_neighbor_2p_v{SOLVER_VERSION}_{key}.npz"
 
 
+# --------------------------------------------------------------------------
+# The cache file: plain arrays, a content hash, and every check on the way back in
+
+HASH = "sha256"  # the file's array holding the content hash of all the others
+HEADER_BYTES = 4096  # an array's npy header is about 128 bytes: a member may hold this much beyond its data
+RESIDUAL_SLACK = 2.0  # a checked solution's residual is within this many tolerances (rounding of a sweep)
+
+
+class CacheError(ValueError):
+    """What is wrong with a solver cache file, said as the end of a sentence naming it."""
+
+
+def cache_layout(totals: tuple[int, ...]) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
+    """Every array of a cache file (but the hash) with its dtype and shape: nothing else is read."""
+    size = 1 << len(totals)
+    integer, real = np.dtype("<i8"), np.dtype("<f8")
+    return {
+        "version": (integer, ()),
+        "totals": (integer, (len(totals),)),
+        "value": (real, (size, size)),
+        "tolerance": (real, ()),
+        "iterations": (integer, ()),
+        "seconds": (real, ()),
+    }
+
+
+def content_hash(arrays: dict[str, np.ndarray]) -> str:
+    """The sha256 of the arrays' names, dtypes, shapes and bytes, in name order (the hash kept in the
+    file: any change of a stored array after it was written shows)."""
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}:{array.dtype.str}:{array.shape};".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def solution_arrays(solution: Solution) -> dict[str, np.ndarray]:
+    """The arrays a cache file holds for ``solution`` (but the hash), in the layout's dtypes."""
+    fields = {
+        "version": SOLVER_VERSION,
+        "totals": solution.totals,
+        "value": solution.value,
+        "tolerance": solution.tolerance,
+        "iterations": solution.iterations,
+        "seconds": solution.seconds,
+    }
+    layout = cache_layout(solution.totals)
+    return {name: np.asarray(fields[name], dtype=dtype) for name, (dtype, _) in layout.items()}
+
+
+def save_solution(solution: Solution, path: str | Path | None = None) -> None:
+    """Write ``solution`` to the cache (``cache_path()`` unless ``path``) atomically: a reader sees the
+    old file or the new one, never a part. Plain arrays (``np.savez``, read without pickle) and the
+    hash of their content; an ``OSError`` if it cannot be written."""
+    arrays = solution_arrays(solution)
+    with atomic_path(path or cache_path(solution.totals)) as partial:
+        np.savez(partial, **arrays, **{HASH: np.array(content_hash(arrays))})
+
+
+def read_member(archive: zipfile.ZipFile, name: str, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+    """The array ``name`` of an npz archive, its size, dtype and shape checked before its data is read
+    (a header claiming a huge shape allocates nothing); never unpickled."""
+    info = archive.getinfo(f"{name}.npy")
+    limit = HEADER_BYTES + dtype.itemsize * math.prod(shape)
+    if info.file_size > limit:
+        raise CacheError(f"holds {info.file_size:,} bytes for {name!r}, which takes at most {limit:,}")
+    with archive.open(info) as member:
+        version = np.lib.format.read_magic(member)
+        if version not in ((1, 0), (2, 0)):
+            raise CacheError(f"holds {name!r} in npy format {version}, not 1.0 or 2.0")
+        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        found_shape, _, found_dtype = read_header(member)
+    if found_dtype != dtype or found_shape != shape:
+        raise CacheError(f"holds {name!r} as {found_dtype} of shape {found_shape}, not {dtype} of shape {shape}")
+    with archive.open(info) as member:
+        return np.lib.format.read_array(member, allow_pickle=False)
+
+
+def read_arrays(path: Path, totals: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """The arrays of the cache file at ``path`` for ``totals``, each as the layout says, and their hash
+    matching: a :class:`CacheError` saying what is wrong otherwise."""
+    if not path.is_file():
+        raise CacheError("is not a regular file")
+    if path.stat().st_size == 0:
+        raise CacheError("is empty")
+    layout = {**cache_layout(totals), HASH: (np.dtype("<U64"), ())}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = archive.namelist()
+            if "version.npy" in names:  # another version's file has another layout: say that first
+                version = int(read_member(archive, "version", *layout["version"]))
+                if version != SOLVER_VERSION:
+                    raise CacheError(f"was written by solver version {version}, and this is version {SOLVER_VERSION}")
+            stored = {name.removesuffix(".npy") for name in names}
+            missing, unknown = sorted(set(layout) - stored), sorted(stored - set(layout))
+            if missing or unknown:
+                lacks = f"lacks the arrays {', '.join(missing)}" if missing else ""
+                holds = f"holds arrays no solver writes: {', '.join(unknown)}" if unknown else ""
+                raise CacheError(" and ".join(part for part in (lacks, holds) if part))
+            arrays = {name: read_member(archive, name, *spec) for name, spec in layout.items()}
+    except CacheError:
+        raise
+    except Exception as error:  # a damaged archive makes zipfile and numpy raise many kinds of error
+        raise CacheError(f"cannot be read as an npz archive ({type(error).__name__}: {error})") from error
+    stored = str(arrays.pop(HASH))
+    if stored != content_hash(arrays):
+        raise CacheError("does not match its content hash (changed or damaged after it was written)")
+    return arrays
+
+
+def check_solution(solution: Solution) -> None:
+    """A :class:`CacheError` unless ``solution`` is the solved game: its settings the solver's,
+    its values finite probabilities that satisfy the Bellman equations (one sweep moves none by
+    more than the tolerance; wrong values, ``1 - v`` or all 0.5, move by far more)."""
+    value = solution.value
+    if solution.tolerance != TOLERANCE:
+        raise CacheError(f"was solved to tolerance {solution.tolerance:g}, not {TOLERANCE:g}")
+    if not (solution.iterations >= 1 and math.isfinite(solution.seconds) and solution.seconds >= 0):
+        raise CacheError(f"says it took {solution.iterations} sweeps and {solution.seconds} s")
+    if not np.isfinite(value).all():
+        raise CacheError(
+            f"holds values that are NaN or infinite ({int((~np.isfinite(value)).sum()):,} of {value.size:,})"
+        )
+    if value.min() < 0 or value.max() > 1:
+        raise CacheError(f"holds values from {value.min():.3g} to {value.max():.3g}, outside [0, 1]")
+    residual = solution.residual()
+    if not residual <= RESIDUAL_SLACK * solution.tolerance:
+        raise CacheError(
+            f"holds values that break the Bellman equations by {residual:.2g} (the solver's tolerance is "
+            f"{solution.tolerance:g}): they are not the solution"
+        )
+
+
+def read_solution(path: Path, totals: tuple[int, ...] = TOTALS) -> Solution:
+    """The checked solution in the cache file at ``path``: a :class:`CacheError` saying what is wrong
+    with the file otherwise (damaged, another format or version, or values that are not the solution)."""
+    arrays = read_arrays(path, totals)
+    found = tuple(int(t) for t in arrays["totals"])
+    if found != tuple(totals):
+        raise CacheError(f"is for the totals {found}, not {tuple(totals)}")
+    solution = Solution(
+        found,
+        arrays["value"],
+        float(arrays["tolerance"]),
+        int(arrays["iterations"]),
+        float(arrays["seconds"]),
+    )
+    check_solution(solution)
+    return solution
+
+
+def solve_checked(totals: tuple[int, ...] = TOTALS) -> Solution:
+    """:func:`solve`, its solution checked as a cache file's is (a failure is a bug of the solver)."""
+    solution = solve(totals)
+    try:
+        check_solution(solution)
+    except CacheError as problem:
+        raise RuntimeError(f"the solver's own solution fails its check: it {problem}") from None
+    return solution
+
+
 _loaded: dict[tuple[int, ...], Solution] = {}
 
 
-def load_solution(totals: tuple[int, ...] = TOTALS) -> Solution:
-    """The solution, from memory, from the disk cache, or solved now (and cached)."""
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def load_solution(totals: tuple[int, ...] = TOTALS, may_solve: bool = True) -> Solution:
+    """The solution, from memory, from the disk cache (every array checked: :func:`read_solution`), or
+    solved now and cached.
+
+    A cache file that is missing is solved; one that is damaged or wrong is reported in one line
+    (a warning naming the file and what is wrong), solved again and replaced. With ``may_solve``
+    false nothing is solved: a missing or bad file is a ``ValueError`` naming it, what is wrong
+    and the command that solves it."""
     if totals in _loaded:
         return _loaded[totals]
     path = cache_path(totals)
-    solution = None
-    if path.is_file():
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                solution = Solution(
-                    tuple(int(t) for t in data["totals"]),
-                    data["value"],
-                    float(data["tolerance"]),
-                    int(data["iterations"]),
-                    float(data["seconds"]),
-                )
-            if solution.totals != tuple(totals) or solution.value.shape != (1 << len(totals),) * 2:
-                solution = None
-        except (OSError, ValueError, KeyError):
-            solution = None  # a damaged cache file is solved again and replaced
-    if solution is None:
-        solution = solve(totals)
-        with atomic_path(path) as partial:
-            np.savez(
-                partial,
-                totals=np.array(solution.totals),
-                value=solution.value,
-                tolerance=solution.tolerance,
-                iterations=solution.iterations,
-                seconds=solution.seconds,
+    if not path.exists():
+        if not may_solve:
+            raise ValueError(
+                _one_line(f"the game is not solved yet (no solver cache {path}); run trash-solve to solve it")
             )
+        solution = None
+    else:
+        try:
+            solution = read_solution(path, totals)
+        except CacheError as problem:
+            if not may_solve:
+                raise ValueError(
+                    _one_line(f"the solver cache {path} {problem}; run trash-solve to solve it again")
+                ) from None
+            logger.warning(_one_line(f"the solver cache {path} {problem}; solving the game again to replace it"))
+            solution = None
+    if solution is None:
+        solution = solve_checked(totals)
+        try:
+            save_solution(solution, path)
+        except OSError as error:
+            logger.warning(_one_line(f"cannot write the solver cache {path} ({error}): the solution is not kept"))
     _loaded[totals] = solution
     return solution
 

@@ -10,6 +10,11 @@ probability their policy gave each legal action, where the record has them; the 
 its result, and the last the end of the game. The HTML file holds every frame inline (no network:
 it opens offline) with step, play/pause and a slider. Players are named in full, a policy by its
 file's name. Needs the ``render`` extra.
+
+What a record holds is shown as text, never read as markup: a player's name is escaped in the
+page's HTML and in its SVG, and the frames' JSON inside the page's script has ``<``, ``>`` and ``&``
+escaped (:func:`script_json`). Only a record that :func:`trash_env.records.replay` accepts (its
+actions legal, its stated result the one they give) is drawn.
 """
 
 from __future__ import annotations
@@ -181,6 +186,19 @@ show(0);
 """
 
 
+SCRIPT_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
+def script_json(value: Any) -> str:
+    """``value`` as JSON to put inside an HTML ``<script>`` element: ``<``, ``>`` and ``&`` are
+    written as JSON escapes (``\\u003c`` ...), and every character beyond ASCII too (the line
+    separators U+2028 and U+2029 among them: ``ensure_ascii``), so that no text in it (a player's
+    name with ``</script>`` or ``<!--<script>``) can end the element or change how the HTML parser
+    reads it; ``json.loads`` (or the script) reads the same value back."""
+    text = json.dumps(value, ensure_ascii=True)
+    return text.translate(SCRIPT_ESCAPES)
+
+
 def replay_html(record: dict[str, Any], fps: float = 2.0, shown: list[Frame] | None = None) -> str:
     """The self-contained HTML replay of ``record`` (one string; no external resource; ``shown``:
     its :func:`frames`, if already made)."""
@@ -190,7 +208,7 @@ def replay_html(record: dict[str, Any], fps: float = 2.0, shown: list[Frame] | N
     if record.get("players"):
         players = ", ".join(f"player_{s} {file_name(str(p))}" for s, p in enumerate(record["players"]))
         subtitle += f"; players: {players}"
-    data = json.dumps([asdict(frame) for frame in shown]).replace("</", "<\\/")  # no "</script>" inside
+    data = script_json([asdict(frame) for frame in shown])
     return PAGE.format(
         title=html.escape(f"{game} replay"),
         subtitle=html.escape(subtitle),

@@ -25,21 +25,29 @@ second click is refused instead of played elsewhere) and ``POST /api/new`` (an e
 ``{"state": ..., "steps": [...]}``: the state after it and every move played, the human's and then
 the forced and agents' moves up to the human's next real choice (R13, R14) or the end. A refused
 request gets ``{"error": "..."}`` with a 4xx status and leaves the game as it was: 400 for a body
-that is not a JSON object, a missing or unknown field, or an action that is not an integer or not
-legal now; 403 for a POST from a page of another site (its ``Origin``); 409 for a move when the
-game is over, for another game or position, or when it is not the human's turn; 413 for a body
-over :data:`MAX_BODY` bytes; 415 for a non-empty body not sent as JSON; 404 and 405 for unknown
-paths and methods.
+that is not a JSON object, nests deeper than :data:`MAX_DEPTH`, has a missing or unknown field, or
+an action that is not an integer or not legal now, and for a request addressed to another host
+(below); 403 for a POST from a page of another site (its ``Origin``); 409 for a move when the game
+is over, for another game or position, or when it is not the human's turn; 413 for a body over
+:data:`MAX_BODY` bytes (refused on its ``Content-Length``, or once that many bytes have come,
+before the rest is read); 415 for a non-empty body not sent as JSON; 404 and 405 for unknown paths
+and methods. Anything else that goes wrong in answering is a 500, JSON too.
 
 Every request is served under one lock. Unless ``--host`` says otherwise the server listens on
-127.0.0.1 only and answers only requests addressed to it by that name (or ``localhost``).
+127.0.0.1 only. Listening on any loopback address (127.0.0.0/8, ``::1``, ``localhost`` or a name
+that resolves to one), where only programs of this machine reach it, it answers only requests
+addressed to it by the name it was given, its address, ``localhost``, ``127.0.0.1`` or ``[::1]``
+(the ``Host`` header), so that a page of another site whose name is made to point here (DNS
+rebinding) cannot use it; listening elsewhere (``--host 0.0.0.0``) it answers any.
 """
 
 from __future__ import annotations
 
 import html
+import ipaddress
 import json
 import re
+import reprlib
 import signal
 import socket
 import sys
@@ -51,10 +59,9 @@ from typing import Any, TextIO
 import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import MutableHeaders
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -63,11 +70,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from agents.arguments import fail, program_name
 from agents.base import Agent
 from agents.commands.table import Table
+from trash_env.rendering.media import script_json
 
 COMMAND = "trash-play"  # the server is trash-play --web
 DEFAULT_HOST = "127.0.0.1"
-LOOPBACK_NAMES = ("127.0.0.1", "localhost")
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")  # what a request to a loopback server may be addressed to
 MAX_BODY = 4096  # bytes: a move is a few
+MAX_DEPTH = 10  # levels of JSON arrays and objects in a body: a move is one
 RULES_OF_ACTIONS = {"trash": "R13", "help_your_neighbor": "R14"}
 MOVE_FIELDS = ("action", "game", "position")
 ASSETS = {  # file in static/ -> content type
@@ -240,11 +249,16 @@ def _same_origin(request: Request) -> None:
 
 async def _json_body(request: Request, empty: bool = False) -> Any:
     """The request's JSON body; ``None`` for an empty one. Unless ``empty`` (an empty body needs no
-    content type), the body must be sent as JSON; an :class:`ApiError` for anything else."""
+    content type), the body must be sent as JSON; an :class:`ApiError` for anything else: a body
+    over :data:`MAX_BODY` bytes is refused before more of it is read, and one nested deeper than
+    :data:`MAX_DEPTH` before it is parsed."""
     _same_origin(request)
     kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if kind != "application/json" and not empty:
         raise ApiError(415, "send the body as JSON (Content-Type: application/json)")
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY:
+        raise ApiError(413, f"the body is larger than {MAX_BODY} bytes")
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
@@ -254,10 +268,28 @@ async def _json_body(request: Request, empty: bool = False) -> Any:
         return None
     if kind != "application/json":
         raise ApiError(415, "send the body as JSON (Content-Type: application/json)")
+    if json_depth(bytes(body)) > MAX_DEPTH:
+        raise ApiError(400, f"the body nests arrays and objects more than {MAX_DEPTH} levels deep")
     try:
         return json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ApiError(400, f"the body is not valid JSON: {error}") from None
+
+
+JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)  # a JSON string, its escapes included
+
+
+def json_depth(body: bytes) -> int:
+    """How deeply the JSON text ``body`` nests arrays and objects, counted without parsing it (its
+    strings skipped), so that a body nested thousands deep never reaches the parser's recursion."""
+    depth = deepest = 0
+    for byte in JSON_STRING.sub(b"", body):
+        if byte in b"[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in b"]}":
+            depth -= 1
+    return deepest
 
 
 def _fields(value: Any, allowed: Sequence[str], what: str) -> dict[str, Any]:
@@ -269,8 +301,74 @@ def _fields(value: Any, allowed: Sequence[str], what: str) -> dict[str, Any]:
     return value
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (an address, or a name) is a loopback address: 127.0.0.0/8, ``::1`` (or
+    127.0.0.0/8 mapped into IPv6), or ``localhost``."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return host.lower() == "localhost"
+    mapped = getattr(address, "ipv4_mapped", None)
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)
+
+
+HOST_HEADER = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9._-]+))(?::[0-9]*)?")  # host[:port]
+
+
+def host_of(header: str | None) -> str | None:
+    """The host a ``Host`` header names, lower case, an IP address in its usual form
+    (``[0:0::1]:8000`` -> ``::1``); None for a missing or malformed header."""
+    found = HOST_HEADER.fullmatch(header or "")
+    if found is None:
+        return None
+    if found["ipv6"]:
+        try:
+            return str(ipaddress.IPv6Address(found["ipv6"]))
+        except ValueError:
+            return None
+    return canonical_host(found["name"])
+
+
+def canonical_host(host: str) -> str:
+    """A host name in lower case, or an IP address in its usual form (``0:0::1`` -> ``::1``)."""
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        return host.lower()
+
+
+def hosts_for(host: str, bound: str) -> tuple[str, ...] | None:
+    """What requests to a server listening on ``--host`` ``host`` (its socket bound to the address
+    ``bound``) may be addressed to: on a loopback address, its name, its address and
+    :data:`LOOPBACK_NAMES` (a name of another site pointed here, DNS rebinding, is refused); None
+    (any host) elsewhere, where the server is meant to be reached from the network."""
+    if not (is_loopback(host) or is_loopback(bound)):
+        return None
+    return tuple(dict.fromkeys((*LOOPBACK_NAMES, host, bound)))
+
+
+class AddressedTo:
+    """ASGI middleware: only requests whose ``Host`` header names one of ``hosts`` are served; any
+    other is refused (400, JSON) before it reaches the game."""
+
+    def __init__(self, app: ASGIApp, hosts: Sequence[str]) -> None:
+        self.app = app
+        self.hosts = tuple(dict.fromkeys(canonical_host(host) for host in hosts))
+        self.names = ", ".join(f"[{host}]" if ":" in host else host for host in self.hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            header = Headers(scope=scope).get("host")
+            if host_of(header) not in self.hosts:
+                addressed = reprlib.repr(header)
+                refused = f"a request addressed to {addressed} is refused: this server answers to {self.names} only"
+                await _error(400, refused)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class SecurityHeaders:
@@ -306,9 +404,9 @@ def page_with(template: str, view: dict[str, Any]) -> str:
     """``index.html`` holding the game ``view`` (:meth:`Session.state`): its title, the table's SVG
     and the whole state as a JSON data block (``<script type="application/json">``, which is data,
     not a script: the content security policy lets it be), so that the first paint is the table and
-    the page's script starts without a request. ``<`` is escaped in the JSON, so nothing in it can
-    end the block."""
-    data = json.dumps(view).replace("<", "\\u003c")
+    the page's script starts without a request. ``<``, ``>`` and ``&`` are escaped in the JSON
+    (:func:`trash_env.rendering.media.script_json`), so nothing in it can end the block."""
+    data = script_json(view)
     filled = {"<!--title-->": html.escape(view["title"]), "<!--table-->": view["svg"], "<!--state-->": data}
     # One pass over the template: a mark inside a value put in is never replaced.
     return re.sub("|".join(map(re.escape, PAGE_MARKS)), lambda found: filled[found.group(0)], template)
@@ -323,7 +421,8 @@ def make_app(
 ) -> Starlette:
     """The web app of one human (the seat whose agent is ``None``) against ``agents``, playing
     ``config``'s game (Trash or Help Your Neighbor); its :class:`Session` is ``app.state.session``.
-    ``allowed_hosts``: the host names requests may be addressed to (None: any)."""
+    ``allowed_hosts``: the host names (or addresses) requests may be addressed to (None: any;
+    :func:`hosts_for`). Every reply is JSON, an unexpected error's too (500)."""
     session = Session(config, agents, seed, deal)
     files = {name: (asset(name), kind) for name, kind in ASSETS.items()}
     template = files["index.html"][0].decode("utf-8")
@@ -369,6 +468,12 @@ def make_app(
             return _error(405, f"{request.method} is not allowed on {request.url.path}")
         return _error(error.status_code, str(error.detail))
 
+    async def server_error(request: Request, error: Exception) -> Response:
+        # Starlette's ServerErrorMiddleware, outside the others: the security headers are added here.
+        # It raises the error again once this is sent, so the server's terminal shows what went wrong.
+        message = f"the server failed to answer {request.method} {request.url.path} ({type(error).__name__})"
+        return _error(500, message, SECURITY_HEADERS)
+
     routes = [
         Route("/", index, methods=["GET"]),
         Route("/static/app.js", page("app.js"), methods=["GET"]),
@@ -379,11 +484,11 @@ def make_app(
     ]
     middleware = [Middleware(SecurityHeaders)]
     if allowed_hosts is not None:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
+        middleware.append(Middleware(AddressedTo, hosts=list(allowed_hosts)))
     app = Starlette(
         routes=routes,
         middleware=middleware,
-        exception_handlers={ApiError: api_error, HTTPException: http_error},
+        exception_handlers={ApiError: api_error, HTTPException: http_error, Exception: server_error},
     )
     app.state.session = session
     return app
@@ -440,7 +545,7 @@ def serve(
         sock = listen(host, port)
     except OSError as error:
         return fail(program_name(COMMAND), f"cannot listen on {host} port {port}: {error.strerror or error}")
-    app = make_app(config, agents, seed, allowed_hosts=LOOPBACK_NAMES if host in LOOPBACK_NAMES else None)
+    app = make_app(config, agents, seed, allowed_hosts=hosts_for(host, sock.getsockname()[0]))
     print(app.state.session.table.introduction(), file=out)
     print(f"Serving on {url_of(sock, host)} (Ctrl-C to stop)", file=out, flush=True)
     code = run(app, sock)
