@@ -1,8 +1,8 @@
 """Agents by name, per game, for the evaluation and play commands.
 
 Trash: ``random``, ``greedy``, ``counter``, ``search`` (with an optional budget,
-``search:samples=32,rollouts=2``). Help Your Neighbor: ``random``, ``heuristic``, ``optimal``
-(two players).
+``search:samples=32,rollouts=2``). Help Your Neighbor: ``random``, ``heuristic``, ``roller`` (the
+heuristic without its guard), ``optimal`` (two players).
 In either game, a trained policy by file path (``train.py``'s ``.zip``, or the
 folder ``train_rllib.py`` exports).
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from agents.base import Agent
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
-from agents.heuristic import NeighborHeuristic
+from agents.heuristic import NeighborHeuristic, NeighborRoller
 from agents.optimal import OptimalAgent
 from trash_env.games import get_game
 
@@ -31,7 +31,12 @@ def _search(**budget: int) -> Agent:
 
 BASELINES_BY_GAME: dict[str, dict[str, Callable[..., Agent]]] = {
     "trash": {"random": RandomAgent, "greedy": GreedyAgent, "counter": CountingAgent, "search": _search},
-    "help_your_neighbor": {"random": RandomAgent, "heuristic": NeighborHeuristic, "optimal": OptimalAgent},
+    "help_your_neighbor": {
+        "random": RandomAgent,
+        "heuristic": NeighborHeuristic,
+        "roller": NeighborRoller,
+        "optimal": OptimalAgent,
+    },
 }
 BASELINES = BASELINES_BY_GAME["trash"]
 
@@ -92,4 +97,5 @@ def make_agent(spec: str, game: str = "trash") -> Agent:
         raise ValueError(f"agent {spec!r}: {error}") from None
     if options:
         agent.name = spec
+    agent.spec = spec  # what made it: a baseline is saved as its spec (agents.bench.artifacts)
     return agent

@@ -5,8 +5,11 @@ obs @ W + b``. Training plays ``num_envs`` games at once through the task's vect
 (``context.vec_env``: the batched engine for Trash), keeps each game's decisions until it ends, and
 then moves every decision's log-probability along the episode's return minus a running baseline
 (rewards come only at the end, R10, so the return of every decision is the final reward). Adam
-in a few lines; no torch. At each of the task's evaluation points it hands the runner the greedy
-(argmax) policy as an agent that decides in batches, so the evaluation plays on the batched engine.
+in a few lines; no torch. At each of the task's evaluation points (once ``context.counted_steps``,
+the steps the context's env counted, reaches it) it hands the runner the greedy (argmax) policy as
+an :class:`agents.linear.LinearAgent`: it decides in batches, so the evaluation plays on the batched
+engine, and it is saved weights-only (``.npz``) beside the result file, so the final score is
+measured on it again in a fresh process.
 
     trash-bench run --algorithm examples.reinforce:Reinforce --tasks trash-standard-2p trash-pagat-2p-match hyn-2p \\
         --seeds 5 --results docs/results --workers 2
@@ -18,28 +21,11 @@ whole interface is ``name`` and ``train(context, checkpoint) -> policy``
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, SeatView
-
-
-class LinearPolicy(Agent):
-    """The greedy linear policy, frozen: the legal action with the highest logit."""
-
-    batchable = True
-
-    def __init__(self, weights: np.ndarray, bias: np.ndarray, games: tuple[str, ...]) -> None:
-        self.weights, self.bias, self.games, self.name = weights.copy(), bias.copy(), games, "reinforce"
-
-    def act(self, view: SeatView, rng: np.random.Generator) -> int:
-        return int(self.act_batch(view.observation[None], view.action_mask[None], [rng])[0])
-
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray, rngs: Sequence[Any]) -> np.ndarray:
-        logits = np.asarray(observations, np.float64) @ self.weights + self.bias
-        return np.where(np.asarray(masks) > 0, logits, -np.inf).argmax(axis=1)
+from agents.linear import LinearAgent
 
 
 class Reinforce:
@@ -50,24 +36,27 @@ class Reinforce:
     def __init__(self, num_envs: int = 32, learning_rate: float = 0.01, batch_episodes: int = 64) -> None:
         self.num_envs, self.learning_rate, self.batch_episodes = num_envs, learning_rate, batch_episodes
 
-    def train(self, context: Any, checkpoint: Any) -> Agent:
+    def train(self, context: Any, checkpoint: Any) -> LinearAgent:
         rng = np.random.default_rng(context.seed)
         env = context.vec_env(self.num_envs)
         size, actions = env.observation_space.shape[0], env.action_space.n
         params = [np.zeros((size, actions)), np.zeros(actions)]
         moments = [[np.zeros_like(p), np.zeros_like(p)] for p in params]
-        games = (context.task.game,)
+
+        def frozen() -> LinearAgent:  # the greedy policy now (a copy), for the rules of the task
+            return LinearAgent(params[0], params[1], context.task.game, config=context.config, name="reinforce")
+
         pending = sorted(context.eval_points)
         trajectories: list[list[tuple[np.ndarray, np.ndarray, int]]] = [[] for _ in range(self.num_envs)]
         finished: list[tuple[list[tuple[np.ndarray, np.ndarray, int]], float]] = []
-        baseline, updates, steps = 0.0, 0, 0
+        baseline, updates = 0.0, 0
         obs = env.reset()
         while True:
-            while pending and steps >= pending[0]:
-                checkpoint(pending.pop(0), LinearPolicy(*params, games))
-            if steps >= context.budget:
+            while pending and context.counted_steps >= pending[0]:
+                checkpoint(pending.pop(0), frozen())
+            if context.counted_steps >= context.budget:
                 break
-            masks = np.stack(env.env_method("action_masks")).astype(bool)
+            masks = env.action_masks()
             logits = np.where(masks, obs @ params[0] + params[1], -np.inf)
             probabilities = np.exp(logits - logits.max(axis=1, keepdims=True))
             probabilities /= probabilities.sum(axis=1, keepdims=True)
@@ -75,7 +64,6 @@ class Reinforce:
             for game in range(self.num_envs):
                 trajectories[game].append((obs[game].copy(), masks[game], int(chosen[game])))
             obs, rewards, dones, _ = env.step(chosen)
-            steps += self.num_envs
             for game in np.flatnonzero(dones):
                 finished.append((trajectories[game], float(rewards[game])))
                 trajectories[game] = []
@@ -91,7 +79,7 @@ class Reinforce:
                     param += self.learning_rate * step
                 finished = []
         env.close()
-        return LinearPolicy(*params, games)
+        return frozen()
 
     @staticmethod
     def _gradients(params: list[np.ndarray], episodes: list, baseline: float) -> list[np.ndarray]:

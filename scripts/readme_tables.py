@@ -109,15 +109,17 @@ def suite_tasks() -> str:
 
 
 def leaderboard() -> str:
-    """``trash-bench report docs/results``'s Markdown."""
-    from agents.bench.report import collect, markdown
-    from agents.bench.runner import load_results
+    """``trash-bench report docs/results --separate``'s Markdown: a section per protocol, task version
+    and budget fraction of the committed results (one section, the same bytes as without
+    ``--separate``, while they are all protocol v1's full-budget runs)."""
+    from agents.bench.report import load_sections, markdown
 
-    return markdown(collect(load_results(ROOT / "docs" / "results")))
+    return markdown(load_sections(ROOT / "docs" / "results", separate=True))
 
 
 def leaderboard_summary() -> str:
-    """The leaderboard's across-tasks table (interquartile mean, mean, optimality gap per algorithm)."""
+    """The leaderboard's first across-tasks paragraph: its label and shared tasks, and per algorithm the
+    interquartile mean, mean and optimality gap over them."""
     from agents.bench.report import summary
 
     return summary(leaderboard())

@@ -1,24 +1,124 @@
-"""How an algorithm plugs into the suite, and the built-in ones.
+"""How an algorithm plugs into the suite (protocol v2), and the built-in algorithms.
 
-An **algorithm** is an object with a ``name`` and ``train(context, checkpoint)``:
+**The interface.** An algorithm is an object with a ``name`` (its results are filed under it) and
+``train(context, checkpoint) -> policy``. ``trash-bench run --algorithm my_module:MyAlgorithm``
+imports it from the working directory (a class is instantiated without arguments); nothing is
+registered. ``context`` is a :class:`TaskContext`:
 
-- ``context`` (:class:`TaskContext`) holds the task, the seed and the budget, the timesteps at which
-  the task wants an evaluation (``eval_points``), the training opponents as agents (empty for a
-  self-play task), and factories for the environments: :meth:`TaskContext.single_agent_env`
-  (Gymnasium, with action masks), :meth:`TaskContext.pettingzoo_env` (AEC) and
-  :meth:`TaskContext.vec_env` (a Stable-Baselines3 vector env, on the batched engine where it can);
-- ``checkpoint(timesteps, policy)`` is called by the algorithm as it passes each evaluation point:
-  the runner evaluates ``policy`` there (the curve of the result file);
-- ``train`` returns the trained policy, evaluated at the end (``final``).
+- ``context.task`` (:class:`agents.bench.tasks.Task`: game, rules, reference, budget),
+  ``context.config`` (its rules), ``context.seed``, ``context.budget`` (timesteps: learner
+  decisions), ``context.eval_points`` (timesteps), ``context.work_dir`` (a folder to write to,
+  removed after the run), ``context.opponents`` (the training opponents, as agents; empty on a
+  self-play task);
+- the env factories, each counting the learner's steps (below): :meth:`~TaskContext.single_agent_env`
+  (Gymnasium), :meth:`~TaskContext.vec_env` (a Stable-Baselines3 ``VecEnv``),
+  :meth:`~TaskContext.pettingzoo_env` (PettingZoo AEC, every seat asked);
+- :meth:`~TaskContext.validate` (score a policy on validation deals, for model selection),
+  :meth:`~TaskContext.make_opponent` (a policy as an opponent), :attr:`~TaskContext.counted_steps`.
 
-A policy is an agent (:class:`agents.base.Agent`) or a plain callable
-``policy(observation, action_mask) -> action``. Register nothing: ``trash-bench run --algorithm
-my_module:MyAlgorithm`` imports it (a class is instantiated without arguments).
+**Spaces.** Read them from an env: ``context.single_agent_env().observation_space`` (``Box(0, 1,
+(size,), float32)``) and ``.action_space`` (``Discrete(n)``); ``context.vec_env(k)`` has the same,
+and the AEC env's are ``env.observation_space(agent)["observation"]`` and
+``env.action_space(agent)``. Per game (the observer first, seats relative to it; the pieces are named
+by ``trash_env.trash.observation.Observer`` and ``trash_env.neighbor.observation.NeighborObserver``):
 
-Built in (:data:`BUILTIN`): ``maskable_ppo``, ``ppo``, ``a2c``, ``dqn``, ``qrdqn`` (the last four
+=================================================================  ================  ================
+tasks                                                              observation size  actions
+=================================================================  ================  ================
+Trash, n players (R13, R15)                                        62 + 44 n         ``Discrete(13)``
+``trash-standard-2p``, ``trash-pagat-2p``,                         150 (2 players)
+``trash-standard-2p-match``, ``trash-pagat-2p-match``,
+``trash-standard-2p-selfplay``
+``trash-jokers-3p``                                                194 (3 players)
+``trash-standard-4p``, ``trash-pagat-4p-match``                    238 (4 players)
+``trash-standard-6p``                                              326 (6 players)
+Help Your Neighbor, n players (R12, R14)                           15 + 13 n         ``Discrete(12)``
+``hyn-2p``, ``hyn-2p-selfplay``                                    41 (2 players)
+``hyn-4p``                                                         67 (4 players)
+=================================================================  ================  ================
+
+Trash actions: 0 draw, 1 take the discard, 2 + i place in slot i, 12 discard. Help Your Neighbor:
+0 roll, 1 end the turn, 2 + j uncover the j-th marker. The learner is asked only at real choices
+(two or more legal actions, R13, R14): forced moves are played for it.
+
+**Masks, from every factory.** The single-agent env: ``env.action_masks()`` and
+``info["action_mask"]``. Every vector env of the context has ``env.action_masks()``
+(``[num_envs, actions]`` bool) for both games, and ``env.env_method("action_masks")`` as
+MaskablePPO reads it. The AEC env: ``observation["action_mask"]`` (int8). An illegal action ends a
+single-agent episode with reward -1 (``info["illegal_action"]``); the batched engine refuses one.
+
+**Rewards** (R10, R12): at the end of the episode (a hand, or a match on ``-match`` tasks) +1 to
+the winner, -1 to every other seat, 0 to all on a draw; 0 on every step before. The single-agent
+and vector envs give the learner's reward only; episodes end with ``terminated`` (or ``truncated``
+at the rules' turn limit, R7).
+
+**Opponents** are agents (:class:`agents.base.Agent`: ``act(view, rng) -> action``, ``view`` a
+:class:`~trash_env.view.SeatView`), never plain callables: the factories refuse them in one line.
+Wrap a policy, an agent or an ``(observation, mask) -> action`` callable, with
+``context.make_opponent(policy)`` (what :func:`as_agent` does). Each opponent seat draws one of the
+opponents given per episode. A self-play task has no ``context.opponents``: give your snapshots
+(``context.single_agent_env(opponents=[context.make_opponent(snapshot)])``, ``vec_env(k,
+opponents=...)``) or learn on ``pettingzoo_env()``.
+
+**Policies.** ``train`` returns, and ``checkpoint`` takes, an agent or an ``(observation, mask) ->
+action`` callable. The runner keeps the final one beside the result (:mod:`agents.bench.artifacts`)
+and evaluates it in another process, so it must be savable: a
+:class:`~agents.learned.LearnedAgent` with a policy file (the built-ins), an
+:class:`agents.linear.LinearAgent`, or a baseline of the registry. An agent that decides many
+positions at once sets ``batchable = True`` and implements ``act_batch(observations, masks,
+rngs)``: ``observations`` float32 ``[N, size]``, ``masks`` ``[N, actions]`` (nonzero = legal),
+``rngs`` N numpy Generators (or Nones, where the batched engine asks a snapshot), returning N legal
+actions, each what ``act`` would return for that row; Trash evaluation then plays it on the batched
+engine (the same games, faster).
+
+**Counted budget.** Every env the context makes counts the learner's timesteps in
+``context.counter`` (:class:`StepCounter`; ``context.counted_steps``): a single-agent ``step``
+is 1, a vector env's ``step`` is ``num_envs``, an AEC ``step`` with an action (not a dead agent's
+``None``) is 1 (every seat is the learner there). The result records the count. A run is invalid
+(kept out of reports, with the reason) if it counts more than ``budget`` plus a slack of
+``max(budget // 20, 256 x the largest num_envs built)`` (``counter.largest_batch``: one rollout of
+the widest vector env), if it counts nothing, or if a checkpoint claims more timesteps than were
+counted when it was called. **Checkpoints**: call ``checkpoint(timesteps, policy)`` once for each of
+``context.eval_points``, as soon as ``context.counted_steps >= point``, with ``timesteps`` the
+point or the count reached (never more than ``context.counted_steps``); the runner scores the
+policy there on validation deals (the curve).
+
+**Budget scaling.** ``--budget-fraction F`` scales the budget (``round(budget x F)``), the
+evaluation points (the same fractions of the scaled budget) and the deals of every evaluation (at
+least 10 validation deals per point and 50 test deals at the end); a task refuses fractions below its smallest allowed one. Fit your rollouts to
+``context.budget`` (the built-ins do: :func:`fit_to_budget`).
+
+**Seeding.** ``context.seed`` is the training seed (0 .. 999,999): seed your learner from it.
+``vec_env`` seeds its games from it (the batched engine with ``seed``, ``DummyVecEnv``'s env ``i``
+with ``seed + i``); ``single_agent_env`` and ``pettingzoo_env`` are seeded by your first
+``reset(seed=context.seed)``. The same seed repeats a run exactly on the same machine and versions.
+
+**Evaluation.** Curve points and :meth:`~TaskContext.validate` play the first deals of the
+validation seed (``agents.bench.tasks``); the final score plays **test deals** from a seed drawn
+after training, in a fresh process that loads the saved policy. Each is the policy's score
+difference per deal against an opponent (the task's reference, then each held-out opponent) on
+duplicate deals (``agents.evaluation.duplicate.run_pairings``): the seats alternate policy,
+opponent, policy, ... and every rotation of that lineup is played on each deal (with an odd number
+of seats, the rotations of opponent, policy, opponent, ... too), so the policy holds every seat
+equally often. The deal's score is the policy's mean reward over all its seats in the deal's games
+minus the opponent's mean over theirs: with 2 players a game scores +2 or -2. With more seats the
+policy plays beside copies of itself, and a win by any copy counts for it, as for a team: with 4
+players a game scores +1 when a copy wins and -1 when an opponent does (with 6, +-2/3). Training,
+in contrast, seats one learner among opponents only (``context.opponents``, or those you give).
+
+**What a plugin may not do.** Build envs outside the context (``trash_env`` directly, or its own
+``TrashVecEnv``): their steps are not counted, so the run is outside the protocol and must be
+declared as such (with nothing counted it is invalid). Evaluate on the test deals: it cannot, their
+seed is drawn after training, in another process, and no part of the training process holds it;
+selecting among candidates with ``context.validate`` is allowed, and is what validation deals are
+for. Change ``context.counter``, or step past the counting wrapper (``env.venv``, ``env.env``): the
+count is the protocol's record of the budget.
+
+**Built in** (:data:`BUILTIN`): ``maskable_ppo``, ``ppo``, ``a2c``, ``dqn``, ``qrdqn`` (the last four
 without action masks: an illegal action ends the episode with -1), and ``maskable_ppo_selfplay``
 (the task's baselines plus frozen snapshots of the learner), all through :mod:`agents.training.sb3`
-with one fixed set of settings per algorithm (:data:`SETTINGS`).
+with one fixed set of settings per algorithm (:data:`SETTINGS`), trained through the context's
+counting wrapper (:func:`counting_vec_env`) like any plugin.
 """
 
 from __future__ import annotations
@@ -31,14 +131,116 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import gymnasium
 import numpy as np
 
 from agents.base import Agent, SeatView
-from agents.bench.tasks import Task
+from agents.bench.settings import ON_POLICY, SELF_PLAY_SETTINGS, SETTINGS, UPDATES_AT_LEAST
+from agents.bench.tasks import MIN_POINT_DEALS, Task
 from agents.registry import make_agent
 
 Policy = Any  # an Agent, or a callable (observation, action_mask) -> action
 Checkpoint = Callable[[int, Policy], None]
+Validator = Callable[[Agent, "int | None"], dict]
+
+
+@dataclass
+class StepCounter:
+    """The learner's timesteps taken through the context's envs (``steps``), and the most games one
+    of them stepped at once (``largest_batch``: the runner's slack is one rollout of it)."""
+
+    steps: int = 0
+    largest_batch: int = 0
+
+    def built(self, num_envs: int) -> None:
+        self.largest_batch = max(self.largest_batch, int(num_envs))
+
+
+class CountingEnv(gymnasium.Wrapper):
+    """A single-agent env that counts each ``step`` as one learner timestep; ``action_masks`` and
+    ``set_opponents`` go to the env (Gymnasium's wrappers forward no other methods)."""
+
+    def __init__(self, env: Any, counter: StepCounter) -> None:
+        super().__init__(env)
+        self.counter = counter
+        counter.built(1)
+
+    def step(self, action: Any) -> Any:
+        result = self.env.step(action)
+        self.counter.steps += 1
+        return result
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.unwrapped.action_masks()
+
+    def set_opponents(self, opponents: Any) -> None:
+        self.env.unwrapped.set_opponents(opponents)
+
+
+def counting_vec_env(venv: Any, counter: StepCounter) -> Any:
+    """``venv`` (an SB3 ``VecEnv``) wrapped to count ``num_envs`` learner timesteps per step and to
+    give ``action_masks()``: what the context's ``vec_env`` returns, and the wrapper the built-in
+    algorithms train through (``agents.training.sb3.train(..., wrap_env=...)``)."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    class CountingVecEnv(VecEnvWrapper):
+        """Counts ``num_envs`` timesteps per ``step_wait``; ``action_masks()`` from the batched engine,
+        or stacked from the single-agent envs (``env_method("action_masks")``)."""
+
+        def __init__(self, venv: Any, counter: StepCounter) -> None:
+            super().__init__(venv)
+            self.counter = counter
+            counter.built(venv.num_envs)
+
+        def reset(self) -> Any:
+            return self.venv.reset()
+
+        def step_wait(self) -> Any:
+            result = self.venv.step_wait()
+            self.counter.steps += self.num_envs
+            return result
+
+        def action_masks(self) -> np.ndarray:
+            own = getattr(self.venv, "action_masks", None)  # the batched engine's, through VecMonitor
+            if callable(own):
+                return np.asarray(own(), dtype=bool)
+            return np.stack(self.venv.env_method("action_masks")).astype(bool)
+
+    return CountingVecEnv(venv, counter)
+
+
+def counting_aec_env(env: Any, counter: StepCounter) -> Any:
+    """A PettingZoo AEC env that counts every ``step`` with an action (every seat is the learner);
+    a dead agent's ``step(None)`` is not a decision and is not counted."""
+    from pettingzoo.utils.wrappers import BaseWrapper
+
+    class CountingAEC(BaseWrapper):
+        def __init__(self, env: Any, counter: StepCounter) -> None:
+            super().__init__(env)
+            self.counter = counter
+            counter.built(1)
+
+        def step(self, action: Any) -> None:
+            self.env.step(action)
+            if action is not None:
+                self.counter.steps += 1
+
+        def last(self, observe: bool = True) -> Any:
+            return self.env.last(observe)
+
+        def agent_iter(self, max_iter: int = 2**63) -> Any:
+            return self.env.agent_iter(max_iter)
+
+    return CountingAEC(env, counter)
+
+
+def _check_opponents(opponents: list[Any]) -> None:
+    for opponent in opponents:
+        if not callable(getattr(opponent, "act", None)):
+            raise ValueError(
+                f"opponents must be agents with act(view, rng), got {opponent!r}: "
+                "wrap a policy with context.make_opponent(policy)"
+            )
 
 
 @dataclass
@@ -51,44 +253,86 @@ class TaskContext:
     eval_points: list[int]
     work_dir: Path  # a folder the algorithm may write to (snapshots, logs)
     opponents: list[Agent] = field(default_factory=list)
+    validator: Validator | None = None  # set by the runner: (agent, deals or None) -> score on validation deals
+    counter: StepCounter = field(default_factory=StepCounter)
 
     @property
     def config(self) -> Any:
         return self.task.config()
 
-    def single_agent_env(self, opponents: list[Any] | None = None, **kwargs: Any) -> Any:
-        """The task's Gymnasium env: one learner seat (drawn per episode) against ``opponents``
-        (default: the task's training opponents; a self-play task must give its own)."""
+    @property
+    def counted_steps(self) -> int:
+        """The learner's timesteps taken so far through the context's envs."""
+        return self.counter.steps
+
+    def validate(self, policy: Policy, deals: int | None = None) -> dict[str, Any]:
+        """``policy``'s score against the task's reference on the first ``deals`` validation deals
+        (default: as many as a curve point): ``{"score", "low", "high", "normalized", "deals"}``.
+        Never the test deals, whose seed is drawn after training."""
+        if self.validator is None:
+            raise ValueError("context.validate: this context has no validator (the runner gives one)")
+        if deals is not None and (isinstance(deals, bool) or not isinstance(deals, int) or deals < MIN_POINT_DEALS):
+            raise ValueError(
+                f"context.validate: deals must be an integer of at least {MIN_POINT_DEALS} or None, got {deals!r}"
+            )
+        return self.validator(as_agent(policy, self.task), deals)
+
+    def make_opponent(self, policy: Policy) -> Agent:
+        """``policy`` (an agent, or a callable ``(observation, mask) -> action``) as an agent of the
+        task's game, to seat as an opponent (in ``opponents=``); checked against the task's rules."""
+        agent = as_agent(policy, self.task)
+        agent.check_config(self.config)
+        return agent
+
+    def _opponents(self, opponents: list[Any] | None) -> list[Any]:
+        pool = list(opponents) if opponents is not None else self.opponents
+        if not pool:
+            raise ValueError(f"task {self.task.name} trains by self-play: give the opponents (your snapshots)")
+        _check_opponents(pool)
+        return pool
+
+    def _single_agent_env(self, opponents: list[Any], **kwargs: Any) -> Any:
         from trash_env.single_agent import NeighborSingleAgentEnv, TrashSingleAgentEnv
 
         env_class = TrashSingleAgentEnv if self.task.game == "trash" else NeighborSingleAgentEnv
-        pool = opponents if opponents is not None else self.opponents
-        if not pool:
-            raise ValueError(f"task {self.task.name} trains by self-play: give the opponents (your snapshots)")
-        return env_class(self.task.preset, opponents=pool, **self.task.rules, **kwargs)
+        return env_class(self.task.preset, opponents=opponents, **self.task.rules, **kwargs)
+
+    def single_agent_env(self, opponents: list[Any] | None = None, **kwargs: Any) -> Any:
+        """The task's Gymnasium env: one learner seat (drawn per episode) against ``opponents``
+        (agents; default: the task's training opponents; a self-play task must give its own),
+        counting each step."""
+        return CountingEnv(self._single_agent_env(self._opponents(opponents), **kwargs), self.counter)
 
     def pettingzoo_env(self, **kwargs: Any) -> Any:
-        """The task's PettingZoo AEC env (every seat asked: for self-play and multi-agent learners)."""
+        """The task's PettingZoo AEC env (every seat asked: for self-play and multi-agent learners),
+        counting each step with an action."""
         from trash_env import help_your_neighbor_v0, trash_v0
 
         module = trash_v0 if self.task.game == "trash" else help_your_neighbor_v0
-        return module.env(self.task.preset, **self.task.rules, **kwargs)
+        return counting_aec_env(module.env(self.task.preset, **self.task.rules, **kwargs), self.counter)
 
     def vec_env(self, num_envs: int, opponents: list[Any] | None = None) -> Any:
-        """A Stable-Baselines3 vector env of ``num_envs`` single-agent games: the batched engine's
-        (``TrashVecEnv``) for Trash with in-engine baselines, else ``DummyVecEnv`` over the single-agent env."""
+        """A Stable-Baselines3 vector env of ``num_envs`` single-agent games, counting
+        ``num_envs`` timesteps per step, with ``action_masks()``: the batched engine's
+        (``TrashVecEnv``) for Trash with the task's opponents, else ``DummyVecEnv`` over the
+        single-agent env (with ``opponents``: agents)."""
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if self.task.game == "trash" and not self.task.self_play and opponents is None:
             from stable_baselines3.common.vec_env import VecMonitor
 
             from trash_env.trash.vec_env import TrashVecEnv
 
             names = list(self.task.opponents)
-            return VecMonitor(
+            venv = VecMonitor(
                 TrashVecEnv(num_envs, self.task.preset, opponents=names, seed=self.seed, **self.task.rules)
             )
+            return counting_vec_env(venv, self.counter)
         from stable_baselines3.common.env_util import make_vec_env
 
-        return make_vec_env(lambda: self.single_agent_env(opponents), n_envs=num_envs, seed=self.seed)
+        pool = self._opponents(opponents)
+        venv = make_vec_env(lambda: self._single_agent_env(pool), n_envs=num_envs, seed=self.seed)
+        return counting_vec_env(venv, self.counter)
 
 
 class Algorithm(Protocol):
@@ -116,40 +360,6 @@ def as_agent(policy: Policy, task: Task) -> Agent:
     raise ValueError(f"an algorithm must return an agent or a callable (observation, mask) -> action, got {policy!r}")
 
 
-# Fixed settings of the built-in algorithms, the same on every task (agents.training.sb3.Args fields).
-SETTINGS: dict[str, dict[str, Any]] = {
-    "maskable_ppo": {
-        "algo": "maskable_ppo",
-        "n_envs": 8,
-        "n_steps": 256,
-        "batch_size": 512,
-        "learning_rate": 3e-4,
-        "ent_coef": 0.0,
-    },
-    "ppo": {"algo": "ppo", "n_envs": 8, "n_steps": 256, "batch_size": 512, "learning_rate": 3e-4, "ent_coef": 0.0},
-    "a2c": {"algo": "a2c", "n_envs": 8, "n_steps": 16, "learning_rate": 7e-4, "ent_coef": 0.0},
-    "dqn": {
-        "algo": "dqn",
-        "n_envs": 4,
-        "batch_size": 256,
-        "learning_rate": 1e-4,
-        "learning_starts": 2_000,
-        "target_update_interval": 2_000,
-    },
-    # 25 quantiles, as the RL Zoo uses on small tasks: sb3-contrib's default of 200 trains ~40x slower on CPU
-    "qrdqn": {
-        "algo": "qrdqn",
-        "n_envs": 4,
-        "batch_size": 256,
-        "learning_rate": 1e-4,
-        "n_quantiles": 25,
-        "learning_starts": 2_000,
-        "target_update_interval": 2_000,
-    },
-}
-SELF_PLAY_SETTINGS = {"snapshot_every": 20_000, "pool_size": 4}
-ON_POLICY = ("maskable_ppo", "ppo", "a2c")
-UPDATES_AT_LEAST = 4  # what a budget scaled down for a smoke test still trains: this many updates or more
 
 
 def fit_to_budget(settings: dict[str, Any], budget: int) -> dict[str, Any]:
@@ -211,7 +421,8 @@ class SB3Algorithm:
             **fit_to_budget({**self.settings, **(SELF_PLAY_SETTINGS if self_play else {})}, context.budget),
         )
         points = PointCallback(context.eval_points, checkpoint, context.config, task.preset)
-        result = training.train(args, callbacks=[points])  # logs its progress, prints nothing: the runner reports
+        counting = lambda venv: counting_vec_env(venv, context.counter)  # noqa: E731 - counted as a plugin's
+        result = training.train(args, callbacks=[points], wrap_env=counting)  # logs, prints nothing
         if result.exit_status:  # stopped by Ctrl-C or SIGTERM: not a finished run, and the sweep stops
             raise KeyboardInterrupt
         return result.agent

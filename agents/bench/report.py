@@ -1,19 +1,46 @@
 """Tables, plots and a JSON leaderboard from a folder of result files (``trash-bench report DIR``).
 
-Everything here is computed from the result files and the tasks' stored reference scores, so the
-same files always give the same Markdown, byte for byte (bootstraps are seeded): the README's
-leaderboard is this output between its ``<!-- table:leaderboard -->`` and ``<!-- /table:leaderboard -->``
-markers (``--readme README.md`` puts it there; ``scripts/readme_tables.py`` checks it is current).
+Everything here is computed from the result files and the stored reference scores, so the same files
+always give the same Markdown, byte for byte (bootstraps are seeded): the README's leaderboard is this
+output between its ``<!-- table:leaderboard -->`` and ``<!-- /table:leaderboard -->`` markers
+(``--readme README.md`` puts it there; ``scripts/readme_tables.py`` checks it is current).
+
+What is compared with what:
+
+- **One section per protocol, task version and budget fraction** (:class:`Section`): runs that differ
+  in any of them are not the same experiment (a 1% smoke run is no finished run, a v1 score is not a
+  v2 one), so a folder mixing them is refused with one line unless ``separate`` is asked for; then
+  each group is its own section, titled with its label (:attr:`Section.label`). Every table, every
+  plot's title and ``leaderboard.json`` state that label.
+- **Invalid runs are left out** (format 2 ``"valid": false``: over budget, checkpoints at timesteps the
+  run had not reached, ...) and listed with their reasons at the end of their section.
+- **Per task, every task** an algorithm ran; with format-2 results, beside each task's headline row,
+  the same policies' normalised scores against the task's held-out opponents (never met in training).
+- **Across tasks, only over shared tasks**: the IQM, mean, optimality gap, probability of improvement
+  and performance profiles are computed over a task set that every algorithm of the comparison ran
+  (:func:`task_sets`: each algorithm's tasks and their intersections, largest first), one table (and
+  one plot panel) per set, naming its tasks; an algorithm is never averaged over other tasks than
+  those it is compared on.
+- **Baselines** are the stored reference scores of the section's task version: ``references.json``
+  (``trash-bench references``), and for task version 1 the frozen ``references_v1.json`` (the anchors
+  the committed v1 results were normalised with), so protocol-v1 results keep the columns they had.
 
 Nothing is written unless every result file of the folder is good (:mod:`agents.bench.results`: a
-bad one is named with what is wrong, and the report refused) and every ``--readme`` has its markers.
-Names are shown through :func:`agents.bench.markdown.literal` (code if plain, escaped otherwise).
+bad one is named with what is wrong, and the report refused), the folder is one group or
+``separate`` is given, and every ``--readme`` has its markers. Names are shown through
+:func:`agents.bench.markdown.literal` (code if plain, escaped otherwise), and so are the reasons
+a run is invalid (text from a file).
 """
 
 from __future__ import annotations
 
+import functools
+import json
+import re
+import textwrap
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,25 +57,161 @@ from trash_env.files import atomic_path, check_output_path, write_json, write_te
 
 THRESHOLDS = np.linspace(0.0, 1.25, 51)
 Grouped = dict[str, dict[str, list[Result]]]  # algorithm -> task -> its runs (result files)
-OUTPUTS = ("leaderboard.md", "leaderboard.json", "performance_profiles.png")  # checked writable first
+PLOTS = ("performance_profiles.png", "sample_efficiency_per_task.png", "sample_efficiency.png")
+# Frozen reference scores of older task versions, beside the current ones (references.json):
+# version 1's as they were when the committed v1 results were run (before commit a632562).
+FROZEN_REFERENCES = {1: Path(__file__).with_name("references_v1.json")}
+PROTOCOL_NOTES = {
+    1: "Protocol v1 (result format 1): final scores on deals of the evaluation seed, which training could "
+    "reach; no held-out opponents; budgets not counted. Its baseline columns are the v1 reference scores "
+    "(`agents/bench/references_v1.json`), those its runs were normalised with.",
+    2: "Protocol v2: final scores on test deals drawn after training (their seed recorded in each result), "
+    "curves on validation deals, every score normalised with anchors measured on its own deals, budgets "
+    "counted; runs that broke the protocol are left out and listed with their reasons.",
+}
 
 
-def collect(results: list[Result]) -> Grouped:
-    """algorithm -> task -> its runs (sorted by seed), for results of the tasks' current versions."""
-    grouped: Grouped = defaultdict(lambda: defaultdict(list))
+# ---------------------------------------------------------------------- what a run is
+
+
+def invalid_reasons(result: Result) -> list[str]:
+    """Why the runner marked ``result`` invalid (format 2), as its file says."""
+    return list(result.invalid_reasons or ())
+
+
+def heldout_of(result: Result) -> dict[str, float]:
+    """Held-out opponent -> the run's normalised final score against it (format 2; none in format 1)."""
+    return {entry.opponent: entry.normalized for entry in result.heldout or ()}
+
+
+Key = tuple[int, int, float]  # (protocol, task version, budget fraction): what makes runs comparable
+
+
+def key_of(result: Result) -> Key:
+    return result.protocol_version, result.task_version, result.budget_fraction
+
+
+def label(key: Key) -> str:
+    """``protocol v2, task version 2, budget fraction 0.1``: what every table and plot says it reports."""
+    protocol, version, fraction = key
+    return f"protocol v{protocol}, task version {version}, budget fraction {fraction!r}"
+
+
+@dataclass(frozen=True)
+class Section:
+    """The runs of one protocol, task version and budget fraction: the valid ones grouped by algorithm
+    and task (:func:`collect`), and the invalid ones, left out of every figure and listed."""
+
+    key: Key
+    grouped: Grouped
+    invalid: tuple[Result, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return label(self.key)
+
+    @property
+    def protocol(self) -> int:
+        return self.key[0]
+
+    @property
+    def task_version(self) -> int:
+        return self.key[1]
+
+    @property
+    def fraction(self) -> float:
+        return self.key[2]
+
+    @classmethod
+    def of(cls, grouped: Grouped) -> Section:
+        """The section of already grouped runs (their algorithm names as ``grouped`` has them), which
+        must all be of one protocol, task version and fraction."""
+        keys = {key_of(r) for per in grouped.values() for runs in per.values() for r in runs}
+        if len(keys) > 1:
+            raise ValueError(f"the runs mix {_mixed(keys)}: report them as separate sections")
+        if not keys:
+            raise ValueError("no runs to report")
+        return cls(keys.pop(), grouped)
+
+
+def collect(results: Iterable[Result]) -> Grouped:
+    """algorithm -> task -> its valid runs (sorted by seed), in algorithm order."""
+    grouped: dict[str, dict[str, list[Result]]] = defaultdict(lambda: defaultdict(list))
     for result in results:
-        task = TASKS.get(result.task)
-        if task is not None and result.task_version == task.version:
+        if result.is_valid:
             grouped[result.algorithm][result.task].append(result)
     for per_task in grouped.values():
         for runs in per_task.values():
             runs.sort(key=lambda r: r.seed)
-    return {algorithm: dict(per) for algorithm, per in sorted(grouped.items())}
+    return {algorithm: {t: per[t] for t in _ordered(per)} for algorithm, per in sorted(grouped.items())}
+
+
+def sections(results: Iterable[Result], separate: bool = False, folder: Path | str = "the results") -> list[Section]:
+    """The runs as sections, one per (protocol, task version, budget fraction), newest protocol,
+    version and largest fraction first. Runs of several groups are a ValueError naming them, unless
+    ``separate``."""
+    by_key: dict[Key, list[Result]] = defaultdict(list)
+    for result in results:
+        by_key[key_of(result)].append(result)
+    if len(by_key) > 1 and not separate:
+        counts = "; ".join(f"{_count(len(by_key[k]), 'run')} of {label(k)}" for k in sorted(by_key, reverse=True))
+        raise ValueError(
+            f"{folder} mixes {_mixed(set(by_key))} ({counts}): give --separate to report each group apart, "
+            "or move them into separate folders"
+        )
+    return [
+        Section(
+            key,
+            collect(by_key[key]),
+            tuple(sorted((r for r in by_key[key] if not r.is_valid), key=lambda r: (r.task, r.algorithm, r.seed))),
+        )
+        for key in sorted(by_key, reverse=True)
+    ]
+
+
+def _mixed(keys: set[Key]) -> str:
+    """What differs between the groups ``keys``: ``budget fractions 0.01 and 1.0``, ..."""
+    parts = []
+    for i, what in enumerate(("protocols", "task versions", "budget fractions")):
+        values = sorted({k[i] for k in keys})
+        if len(values) > 1:
+            shown = [f"v{v}" if i < 2 else repr(v) for v in values]
+            parts.append(f"{what} {', '.join(shown[:-1])} and {shown[-1]}")
+    return "; ".join(parts)
+
+
+def _ordered(names: Iterable[str]) -> list[str]:
+    """Task names in registry order (any unknown one after them, by name)."""
+    order = {name: i for i, name in enumerate(TASKS)}
+    return sorted(names, key=lambda name: (order.get(name, len(order)), name))
 
 
 def _tasks(grouped: Grouped) -> list[str]:
     """The tasks any algorithm of ``grouped`` ran, in registry order."""
-    return [name for name in TASKS if any(name in per for per in grouped.values())]
+    return _ordered({task for per in grouped.values() for task in per})
+
+
+def task_sets(grouped: Grouped) -> list[tuple[str, ...]]:
+    """The sets of tasks the across-task figures are computed over: each algorithm's tasks and every
+    non-empty intersection of them (so any two algorithms meet over exactly the tasks both ran),
+    largest first, then in registry order; each set's tasks in registry order."""
+    sets = {frozenset(per) for per in grouped.values() if per}
+    while True:
+        more = {a & b for a in sets for b in sets if a & b} - sets
+        if not more:
+            break
+        sets |= more
+    order = {name: i for i, name in enumerate(_tasks(grouped))}
+    ordered = [tuple(_ordered(s)) for s in sets]
+    return sorted(ordered, key=lambda s: (-len(s), [order[t] for t in s]))
+
+
+def sharing(grouped: Grouped, tasks: Sequence[str]) -> list[str]:
+    """The algorithms of ``grouped`` that ran every one of ``tasks``."""
+    return [algorithm for algorithm, per in grouped.items() if set(tasks) <= set(per)]
+
+
+# ---------------------------------------------------------------------- figures
 
 
 def finals(runs: list[Result]) -> np.ndarray:
@@ -56,8 +219,25 @@ def finals(runs: list[Result]) -> np.ndarray:
     return np.array([r.final.normalized for r in runs])
 
 
-def final_scores(runs_by_task: dict[str, list[Result]]) -> dict[str, np.ndarray]:
-    return {task: finals(runs) for task, runs in runs_by_task.items()}
+def final_scores(runs_by_task: dict[str, list[Result]], tasks: Iterable[str] | None = None) -> dict[str, np.ndarray]:
+    """task -> the runs' final normalised scores, for ``tasks`` (default: every task of ``runs_by_task``)."""
+    return {task: finals(runs_by_task[task]) for task in (runs_by_task if tasks is None else tasks)}
+
+
+def heldout_scores(runs: list[Result]) -> dict[str, np.ndarray]:
+    """Held-out opponent -> the normalised final scores against it of the runs that were scored on it."""
+    scores: dict[str, list[float]] = defaultdict(list)
+    for run in runs:
+        for opponent, value in heldout_of(run).items():
+            scores[opponent].append(value)
+    return {opponent: np.array(values) for opponent, values in scores.items()}
+
+
+def heldout_opponents(grouped: Grouped, task: str) -> list[str]:
+    """The held-out opponents any run of ``task`` was scored against: the task's order, then by name."""
+    found = {o for per in grouped.values() for run in per.get(task, ()) for o in heldout_of(run)}
+    named = [o for o in (TASKS[task].heldout if task in TASKS else ()) if o in found]
+    return named + sorted(found - set(named))
 
 
 def _interval(point: float, low: float, high: float) -> str:
@@ -69,79 +249,161 @@ def _gap(value: float) -> str:
     return f"{value:.2f}" if round(value, 2) != 0 else "0.00"
 
 
-def baseline_scores() -> dict[str, dict[str, float]]:
-    """task -> baseline name -> its normalised score (from the stored reference scores)."""
+@functools.cache
+def _frozen_references(path: Path) -> dict[str, dict[str, Any]]:
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def stored_references(version: int | None, task: str) -> dict[str, Any] | None:
+    """The stored reference scores of ``task`` at task ``version`` (None: the task's current version):
+    the frozen file of that version if there is one, else ``references.json``; None if neither holds them."""
+    spec = TASKS.get(task)
+    if version is None:
+        if spec is None:
+            return None
+        version = spec.version
+    frozen = FROZEN_REFERENCES.get(version)
+    stored = (_frozen_references(frozen) if frozen is not None else load_references()).get(task)
+    return stored if stored is not None and stored.get("version") == version else None
+
+
+def _normalized(anchors: dict[str, Any], score: float) -> float:
+    return (score - anchors["random"]) / (anchors["reference"] - anchors["random"])
+
+
+def baseline_scores(version: int | None = None) -> dict[str, dict[str, float]]:
+    """task -> baseline name -> its normalised score, from the stored reference scores of task
+    ``version`` (:func:`stored_references`; None: each task's current version)."""
     out: dict[str, dict[str, float]] = {}
-    for name, stored in load_references().items():
-        task = TASKS.get(name)
-        if task is None or stored.get("version") != task.version:
-            continue
-        out[name] = {baseline: task.normalize(score) for baseline, score in stored.get("baselines", {}).items()}
+    for name in TASKS:
+        stored = stored_references(version, name)
+        if stored is not None:
+            out[name] = {b: _normalized(stored, score) for b, score in stored.get("baselines", {}).items()}
     return out
 
 
-def markdown(grouped: Grouped) -> str:
-    """The leaderboard as Markdown: per task, the best learner of each, across tasks, probability of
-    improvement and compute, each a paragraph with its table."""
+def heldout_baseline_scores(version: int | None = None) -> dict[tuple[str, str], dict[str, float]]:
+    """(task, held-out opponent) -> baseline name -> its normalised score against that opponent, where
+    the stored references hold them (``"heldout": {OPPONENT: {"random", "reference", "baselines"}}``)."""
+    out: dict[tuple[str, str], dict[str, float]] = {}
+    for name in TASKS:
+        stored = stored_references(version, name) or {}
+        for opponent, anchors in (stored.get("heldout") or {}).items():
+            if isinstance(anchors, dict) and {"random", "reference"} <= set(anchors):
+                baselines = anchors.get("baselines", {})
+                out[name, opponent] = {b: _normalized(anchors, s) for b, s in baselines.items()}
+    return out
+
+
+# ---------------------------------------------------------------------- Markdown
+
+
+def markdown(report: Grouped | Section | Sequence[Section]) -> str:
+    """The leaderboard as Markdown, per section (:class:`Section`; a plain :data:`Grouped` is one):
+    what it reports, per task every learner, the best learner of each task, across tasks per shared
+    task set the aggregates and the probability of improvement, the compute, and the runs left out;
+    each a paragraph with its table, each saying the section's label."""
+    parts = _sections_of(report)
+    return "\n".join(section_markdown(section, heading=len(parts) > 1) for section in parts)
+
+
+def _sections_of(report: Grouped | Section | Sequence[Section]) -> list[Section]:
+    if isinstance(report, Section):
+        return [report]
+    if isinstance(report, dict):
+        return [Section.of(report)]
+    return list(report)
+
+
+def section_markdown(section: Section, heading: bool = False) -> str:
+    """One section of the leaderboard (with a ``###`` heading of its label when ``heading``)."""
+    grouped, tag = section.grouped, section.label
     tasks = _tasks(grouped)
-    baselines = baseline_scores()
-    sections = [
-        per_task_table(grouped, tasks, baselines),
-        "\n".join(best_per_task(grouped, tasks, baselines)),
-        _section(
-            "Across tasks (stratified bootstrap over seeds, 95% intervals):",
-            ["algorithm", "tasks", *statistics.AGGREGATES],
-            [
-                [literal(algorithm), str(len(per)), *_aggregates(final_scores(per))]
-                for algorithm, per in grouped.items()
-            ],
-        ),
-    ]
-    if len(grouped) > 1:
-        sections.append(
-            _section(
-                "Probability of improvement, P(row > column), over the tasks both ran (95% interval):",
-                ["", *_names(grouped)],
-                [[literal(a), *(_improvement(grouped, a, b) for b in grouped)] for a in grouped],
-            )
-        )
-    compute = []
-    for algorithm, per in grouped.items():
-        seconds = sum(r.wall_seconds for runs in per.values() for r in runs)
-        compute.append(
-            [literal(algorithm), str(sum(map(len, per.values()))), f"{seconds:,.0f} s ({seconds / 3600:.1f} h)"]
-        )
-    sections.append(
-        _section(
-            "Compute: each algorithm's runs and their wall times summed (W workers take about 1/W of it):",
-            ["algorithm", "runs", "wall time of its runs"],
-            compute,
-        )
-    )
-    return "\n".join(sections)
+    parts = [(f"### {tag[0].upper()}{tag[1:]}\n\n" if heading else "") + section_intro(section)]
+    if grouped:
+        baselines = baseline_scores(section.task_version)
+        parts += [
+            per_task_table(grouped, tasks, baselines, tag, heldout_baseline_scores(section.task_version)),
+            "\n".join(best_per_task(grouped, tasks, baselines, tag)),
+        ]
+        for shared in task_sets(grouped):
+            parts += across_tasks(grouped, shared, tag)
+        parts.append(compute_table(grouped, tag))
+    if section.invalid:
+        parts.append(invalid_table(section))
+    return "\n".join(parts)
 
 
-def per_task_table(grouped: Grouped, tasks: list[str], baselines: dict[str, dict[str, float]]) -> str:
-    """Per task, every learner's mean normalised score over its runs, and the baselines' scores."""
+def section_intro(section: Section) -> str:
+    """The paragraph that opens a section: its label, what it holds, and what its protocol measured."""
+    grouped = section.grouped
+    runs = sum(len(runs) for per in grouped.values() for runs in per.values())
+    left = f"; {_count(len(section.invalid), 'invalid run')} left out" if section.invalid else ""
+    counts = f"{_count(runs, 'run')} of {_count(len(grouped), 'algorithm')} on {_count(len(_tasks(grouped)), 'task')}"
+    return f"Results of {section.label}: {counts}{left}. {PROTOCOL_NOTES.get(section.protocol, '')}".rstrip() + "\n"
+
+
+def _count(number: int, what: str) -> str:
+    """``1 run``, ``2 runs``."""
+    return f"{number} {what}{'s' if number != 1 else ''}"
+
+
+def _cell(values: np.ndarray | None) -> str:
+    """A learner's cell of the per-task table: its score and, in parentheses, its number of runs."""
+    return f"{_score(values)} ({len(values)})" if values is not None and len(values) else "-"
+
+
+def per_task_table(
+    grouped: Grouped,
+    tasks: list[str],
+    baselines: dict[str, dict[str, float]],
+    tag: str | None = None,
+    heldout_baselines: dict[tuple[str, str], dict[str, float]] | None = None,
+) -> str:
+    """Per task, every learner's mean normalised score over its runs, and the baselines' scores; below
+    a task's row, a row per held-out opponent its runs were scored against (format 2)."""
+    tag = tag or Section.of(grouped).label
+    heldout_baselines = heldout_baselines or {}
     baseline_names = sorted({b for task in tasks for b in baselines.get(task, {})} - {"random"})
-    rows = [
-        [literal(task)]
-        + [_runs_cell(per.get(task)) for per in grouped.values()]
-        + [f"{baselines[task][b]:.2f}" if b in baselines.get(task, {}) else "-" for b in baseline_names]
-        for task in tasks
-    ]
+
+    def baseline_cells(scores: dict[str, float]) -> list[str]:
+        return [f"{scores[b]:.2f}" if b in scores else "-" for b in baseline_names]
+
+    rows = []
+    for task in tasks:
+        rows.append(
+            [literal(task)]
+            + [_cell(finals(per[task]) if task in per else None) for per in grouped.values()]
+            + baseline_cells(baselines.get(task, {}))
+        )
+        for opponent in heldout_opponents(grouped, task):
+            rows.append(
+                [f"{literal(task)} vs {literal(opponent)} (held out)"]
+                + [_cell(heldout_scores(per.get(task, [])).get(opponent)) for per in grouped.values()]
+                + baseline_cells(heldout_baselines.get((task, opponent), {}))
+            )
+    heldout = any(heldout_opponents(grouped, task) for task in tasks)
+    note = "(95% Student-t interval over seeds; number of seeds in parentheses; baselines: one evaluation each."
+    if heldout:
+        note += (
+            " A held-out row: the same final policies against an opponent never met in training, normalised "
+            "with `random`'s and the reference agent's scores against it on the same deals."
+        )
     return _section(
-        "Normalised score (0: `random`, 1: the task's reference agent) of the final policy, mean over seeds",
+        f"Normalised score (0: `random`, 1: the task's reference agent) of the final policy, mean over seeds ({tag})",
         ["task", *_names(grouped), *_names(baseline_names)],
         rows,
-        "(95% Student-t interval over seeds; number of seeds in parentheses; baselines: one evaluation each.)",
+        note + ")",
     )
 
 
-def best_per_task(grouped: Grouped, tasks: list[str], baselines: dict[str, dict[str, float]]) -> list[str]:
+def best_per_task(
+    grouped: Grouped, tasks: list[str], baselines: dict[str, dict[str, float]], tag: str | None = None
+) -> list[str]:
     """Per task, the learner with the highest mean score, and how far it is from the reference agent
     (normalised 1) and from the optimum where the task has one (its ``optimal`` baseline): the lines
     of that paragraph of the leaderboard."""
+    tag = tag or Section.of(grouped).label
     rows = []
     for task in tasks:
         scores = {a: finals(per[task]) for a, per in grouped.items() if task in per}
@@ -151,11 +413,85 @@ def best_per_task(grouped: Grouped, tasks: list[str], baselines: dict[str, dict[
         gaps = [_gap(1 - mean), _gap(optimal - mean) if optimal is not None else "-"]
         rows.append([literal(task), literal(best), _score(scores[best]), *gaps])
     return _section(
-        "Best learned policy on each task, and its gap to the reference agent and to the optimum:",
+        f"Best learned policy on each task, and its gap to the reference agent and to the optimum ({tag}):",
         ["task", "best learner", "score", "gap to reference", "gap to optimum"],
         rows,
         "(A negative gap: the learner scores above the reference.)",
     ).split("\n")
+
+
+ACROSS = "Across tasks"  # how every across-tasks title starts (:func:`summary` finds the first)
+
+
+def _task_list(tasks: Sequence[str]) -> str:
+    return f"the {_count(len(tasks), 'task')} {', '.join(map(literal, tasks))}"
+
+
+def across_tasks(grouped: Grouped, tasks: Sequence[str], tag: str) -> list[str]:
+    """The across-tasks paragraphs of one shared task set: the aggregates of every algorithm that ran
+    all of ``tasks``, over those tasks only, and (for two or more) the probability of improvement."""
+    members = sharing(grouped, tasks)
+    parts = [
+        _section(
+            f"{ACROSS}, over {_task_list(tasks)}, which every algorithm below ran ({tag}; stratified bootstrap "
+            "over seeds, 95% intervals):",
+            ["algorithm", "tasks", *statistics.AGGREGATES],
+            [
+                [literal(a), _compared(len(tasks), len(grouped[a])), *_aggregates(final_scores(grouped[a], tasks))]
+                for a in members
+            ],
+            None
+            if all(len(grouped[a]) == len(tasks) for a in members)
+            else "(N of M: compared over N of the M tasks the algorithm ran.)",
+        )
+    ]
+    if len(members) > 1:
+        parts.append(
+            _section(
+                f"Probability of improvement, P(row > column), over the same {len(tasks)} tasks ({tag}; 95% interval):",
+                ["", *_names(members)],
+                [[literal(a), *(_improvement(grouped, a, b, tasks) for b in members)] for a in members],
+            )
+        )
+    return parts
+
+
+def _compared(shared: int, ran: int) -> str:
+    return str(shared) if shared == ran else f"{shared} of {ran}"
+
+
+def compute_table(grouped: Grouped, tag: str) -> str:
+    """Each algorithm's number of runs and their wall times summed."""
+    rows = []
+    for algorithm, per in grouped.items():
+        seconds = sum(r.wall_seconds for runs in per.values() for r in runs)
+        rows.append(
+            [literal(algorithm), str(sum(map(len, per.values()))), f"{seconds:,.0f} s ({seconds / 3600:.1f} h)"]
+        )
+    return _section(
+        f"Compute ({tag}): each algorithm's runs and their wall times summed (W workers take about 1/W of it):",
+        ["algorithm", "runs", "wall time of its runs"],
+        rows,
+    )
+
+
+def invalid_table(section: Section) -> str:
+    """The runs left out of the section, each with the reasons its result file gives."""
+    rows = [
+        [
+            literal(r.task),
+            literal(r.algorithm),
+            str(r.seed),
+            literal("; ".join(invalid_reasons(r)) or "no reason given"),
+        ]
+        for r in section.invalid
+    ]
+    return _section(
+        f"Left out ({section.label}): {_count(len(rows), 'invalid run')}, not in any "
+        "figure above, with the reasons their result files give:",
+        ["task", "algorithm", "seed", "why it is invalid"],
+        rows,
+    )
 
 
 def _section(title: str, header: list[str], rows: list[list[str]], note: str | None = None) -> str:
@@ -167,11 +503,26 @@ def _names(names: Iterable[str]) -> list[str]:
     return [literal(name) for name in names]
 
 
-def _aggregates(scores: dict[str, np.ndarray]) -> list[str]:
+def _frozen(scores: dict[str, np.ndarray]) -> tuple[tuple[str, tuple[float, ...]], ...]:
+    """``scores`` as a key of a cache (the Markdown and the JSON ask for the same bootstraps)."""
+    return tuple((task, tuple(map(float, values))) for task, values in scores.items())
+
+
+def _aggregate_figures(scores: dict[str, np.ndarray]) -> dict[str, tuple[float, float, float]]:
     """IQM, mean and optimality gap of one algorithm's scores, each with its bootstrap interval."""
-    return [
-        _interval(*statistics.stratified_bootstrap(scores, f, resamples=1000)) for f in statistics.AGGREGATES.values()
-    ]
+    return _bootstraps(_frozen(scores))
+
+
+@functools.lru_cache(maxsize=1024)
+def _bootstraps(key: tuple[tuple[str, tuple[float, ...]], ...]) -> dict[str, tuple[float, float, float]]:
+    scores = {task: np.array(values) for task, values in key}
+    return {
+        name: statistics.stratified_bootstrap(scores, f, resamples=1000) for name, f in statistics.AGGREGATES.items()
+    }
+
+
+def _aggregates(scores: dict[str, np.ndarray]) -> list[str]:
+    return [_interval(*figures) for figures in _aggregate_figures(scores).values()]
 
 
 def _score(values: np.ndarray) -> str:
@@ -180,71 +531,171 @@ def _score(values: np.ndarray) -> str:
     return _interval(mean, low, high) if runs > 1 else f"{mean:.2f}"
 
 
-def _runs_cell(runs: list[Result] | None) -> str:
-    """A learner's cell of the per-task table: its score and, in parentheses, its number of runs."""
-    return f"{_score(finals(runs))} ({len(runs)})" if runs else "-"
+@functools.lru_cache(maxsize=4096)
+def _improvement_figures(
+    x: tuple[tuple[str, tuple[float, ...]], ...], y: tuple[tuple[str, tuple[float, ...]], ...]
+) -> tuple[float, float, float]:
+    a, b = ({task: np.array(values) for task, values in side} for side in (x, y))
+    return statistics.probability_of_improvement_interval(a, b, resamples=500)
 
 
-def _improvement(grouped: Grouped, a: str, b: str) -> str:
-    """P(a > b) with its interval, over the tasks both ran; ``-`` on the diagonal."""
-    if a == b:
-        return "-"
-    scores_a, scores_b = final_scores(grouped[a]), final_scores(grouped[b])
-    return _interval(*statistics.probability_of_improvement_interval(scores_a, scores_b, resamples=500))
+def improvement(grouped: Grouped, a: str, b: str, tasks: Sequence[str]) -> tuple[float, float, float]:
+    """P(a > b) over ``tasks`` with its interval (cached: the Markdown and the JSON ask the same)."""
+    return _improvement_figures(*(_frozen(final_scores(grouped[name], tasks)) for name in (a, b)))
 
 
-def leaderboard(grouped: Grouped) -> dict[str, Any]:
-    """The same as JSON: per algorithm, per task and aggregate figures, and the wall time of its runs."""
-    out: dict[str, Any] = {}
+def _improvement(grouped: Grouped, a: str, b: str, tasks: Sequence[str]) -> str:
+    """P(a > b) with its interval, over ``tasks``; ``-`` on the diagonal."""
+    return "-" if a == b else _interval(*improvement(grouped, a, b, tasks))
+
+
+def summary(text: str) -> str:
+    """The first across-tasks paragraph of the leaderboard's Markdown ``text`` (its title, naming its
+    tasks and label, and its table of IQM, mean and optimality gap): the README's summary."""
+    found = re.search(rf"^{ACROSS}\b", text, re.MULTILINE)
+    if found is None:
+        raise ValueError("the leaderboard has no across-tasks table")
+    table_start = text.index("\n\n", found.start()) + 2
+    end = text.find("\n\n", table_start)
+    return text[found.start() : end if end >= 0 else len(text)].rstrip("\n") + "\n"
+
+
+# ---------------------------------------------------------------------- JSON
+
+
+def _stats(values: np.ndarray) -> dict[str, Any]:
+    # one run has no interval: its low and high are infinite, null in the file
+    return dict(zip(("mean", "low", "high", "runs"), statistics.per_task({"x": values})["x"]))
+
+
+def section_json(section: Section) -> dict[str, Any]:
+    """One section as JSON: its label and key, per algorithm its per-task (and held-out) figures and
+    wall time, per shared task set the aggregates and probabilities of improvement, and the runs left out."""
+    grouped = section.grouped
+    protocol, version, fraction = section.key
+    algorithms = {}
     for algorithm, per in grouped.items():
-        scores = final_scores(per)
-        out[algorithm] = {
-            "tasks": {  # one run has no interval: its low and high are infinite, null in the file
-                task: dict(zip(("mean", "low", "high", "runs"), statistics.per_task({task: s})[task]))
-                for task, s in scores.items()
-            },
-            "aggregate": {
-                name: dict(zip(("point", "low", "high"), statistics.stratified_bootstrap(scores, f, resamples=1000)))
-                for name, f in statistics.AGGREGATES.items()
-            },
+        heldout = {
+            task: {opponent: _stats(values) for opponent, values in heldout_scores(runs).items()}
+            for task, runs in per.items()
+        }
+        algorithms[algorithm] = {
+            "tasks": {task: _stats(scores) for task, scores in final_scores(per).items()},
+            "heldout": {task: figures for task, figures in heldout.items() if figures},
+            "runs": sum(map(len, per.values())),
             "wall_seconds": round(sum(r.wall_seconds for runs in per.values() for r in runs), 1),
         }
-    return out
+    aggregates = []
+    for tasks in task_sets(grouped):
+        members = sharing(grouped, tasks)
+        aggregates.append(
+            {
+                "tasks": list(tasks),
+                "algorithms": {
+                    a: {
+                        name: dict(zip(("point", "low", "high"), figures))
+                        for name, figures in _aggregate_figures(final_scores(grouped[a], tasks)).items()
+                    }
+                    for a in members
+                },
+                "improvement": {
+                    a: {
+                        b: dict(zip(("point", "low", "high"), improvement(grouped, a, b, tasks)))
+                        for b in members
+                        if b != a
+                    }
+                    for a in members
+                },
+            }
+        )
+    return {
+        "label": section.label,
+        "protocol": protocol,
+        "task_version": version,
+        "budget_fraction": fraction,
+        "algorithms": algorithms,
+        "aggregates": aggregates,
+        "invalid": [
+            {"task": r.task, "algorithm": r.algorithm, "seed": r.seed, "reasons": invalid_reasons(r)}
+            for r in section.invalid
+        ],
+    }
 
 
-def _curves(runs: list[Result]) -> tuple[np.ndarray, np.ndarray]:
-    """[runs, points]: the normalised score at each evaluation point, by fraction of the budget."""
-    fractions = np.array(TASKS[runs[0].task].eval_points)
+def leaderboard(report: Grouped | Section | Sequence[Section]) -> dict[str, Any]:
+    """The same as JSON: ``{"sections": [...]}``, one object per section (:func:`section_json`), each
+    with its ``label``, ``protocol``, ``task_version`` and ``budget_fraction``."""
+    return {"sections": [section_json(section) for section in _sections_of(report)]}
+
+
+# ---------------------------------------------------------------------- plots
+
+
+def curves(runs: list[Result], fractions: Sequence[float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The runs' learning curves on a common grid: (timesteps [points], normalised scores [runs, points]).
+
+    Each run's curve is read against **its own budget** (its points' timesteps over ``run.budget``) and
+    interpolated at ``fractions`` of it (default: the task's evaluation points); the timesteps returned
+    are those fractions of the runs' budget (a 10% run's axis ends at its 10% budget, not the task's)."""
+    fractions = np.array(TASKS[runs[0].task].eval_points if fractions is None else fractions, dtype=float)
     values = []
     for run in runs:
         steps = np.array([p.timesteps for p in run.curve], dtype=float) / run.budget
         scores = np.array([p.normalized for p in run.curve])
         values.append(np.interp(fractions, steps, scores) if len(steps) else np.full(len(fractions), np.nan))
-    return fractions, np.array(values)
+    budget = float(np.mean([run.budget for run in runs]))  # one budget per section and task
+    return fractions * budget, np.array(values)
 
 
-def plots(grouped: Grouped, folder: Path) -> list[Path]:
-    """Performance profiles, sample-efficiency curves per task and aggregated (IQM), as PNG."""
+def plot_names(report: Sequence[Section]) -> list[list[str]]:
+    """The plot files of each section: :data:`PLOTS`, or for several sections each with its key
+    (``performance_profiles_protocol2_v2_fraction0.1.png``)."""
+    if len(report) == 1:
+        return [list(PLOTS)]
+    return [
+        [name.replace(".png", f"_protocol{s.protocol}_v{s.task_version}_fraction{s.fraction!r}.png") for name in PLOTS]
+        for s in report
+    ]
+
+
+def plots(report: Grouped | Section | Sequence[Section], folder: Path) -> list[Path]:
+    """Per section: performance profiles and aggregated (IQM) sample-efficiency curves, a panel per
+    shared task set, and sample-efficiency curves per task, as PNG; every title says the section's label."""
+    parts = _sections_of(report)
+    written = []
+    for section, names in zip(parts, plot_names(parts)):
+        if section.grouped:
+            written += _section_plots(section, Path(folder), names)
+    return written
+
+
+def _section_plots(section: Section, folder: Path, names: list[str]) -> list[Path]:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
+    grouped, tag = section.grouped, section.label
     written = []
     cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     colour = {algorithm: cycle[i % len(cycle)] for i, algorithm in enumerate(grouped)}  # one per algorithm
-    label = {algorithm: f"{_plot_text(algorithm)} ({len(per)} tasks)" for algorithm, per in grouped.items()}
-    figure, axes = plt.subplots(figsize=(9.5, 4))
-    for algorithm, per in grouped.items():
-        profile = statistics.performance_profile(final_scores(per), THRESHOLDS)
-        axes.plot(THRESHOLDS, profile, label=label[algorithm], color=colour[algorithm])
-    _label(
-        axes,
-        "normalised score tau",
-        "fraction of runs with score > tau",
-        "performance profiles (final policies, every task and seed)",
-    )
-    written.append(_save(figure, folder / "performance_profiles.png"))
+    shared = task_sets(grouped)
+    handles = [plt.Line2D([], [], color=colour[a], marker="o", label=_plot_text(a)) for a in grouped]
+
+    def panels() -> tuple[Any, Any]:
+        figure, grid = plt.subplots(1, len(shared), figsize=(5.5 * len(shared), 4.2), squeeze=False)
+        return figure, grid.ravel()
+
+    figure, axes_row = panels()
+    for axes, tasks in zip(axes_row, shared):
+        for algorithm in sharing(grouped, tasks):
+            profile = statistics.performance_profile(final_scores(grouped[algorithm], tasks), THRESHOLDS)
+            axes.plot(THRESHOLDS, profile, label=_plot_text(algorithm), color=colour[algorithm])
+        _label(axes, "normalised score tau", "fraction of runs with score > tau", _set_title(tasks))
+    figure.suptitle(f"performance profiles of the final policies, every seed ({tag})", fontsize=10)
+    written.append(_save_with_legend(figure, handles, folder / names[0]))
+
     tasks = _tasks(grouped)
     columns = 3
     rows = -(-len(tasks) // columns)
@@ -252,34 +703,48 @@ def plots(grouped: Grouped, folder: Path) -> list[Path]:
     for axes, task in zip(grid.ravel(), tasks):
         for algorithm, per in grouped.items():
             if task in per:
-                fractions, values = _curves(per[task])
-                steps = fractions * TASKS[task].budget
+                steps, values = curves(per[task])
                 axes.plot(steps, values.mean(axis=0), marker="o", label=_plot_text(algorithm), color=colour[algorithm])
                 axes.fill_between(steps, values.min(axis=0), values.max(axis=0), alpha=0.15, color=colour[algorithm])
         axes.set_title(task, fontsize=9)
+        axes.set_xlabel("timesteps of the run's budget", fontsize=7)
+        axes.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_thousands))
         axes.grid(alpha=0.3)
     for axes in grid.ravel()[len(tasks) :]:
         axes.axis("off")
-    handles = [plt.Line2D([], [], color=colour[a], marker="o", label=_plot_text(a)) for a in grouped]
-    figure.legend(handles=handles, loc="lower center", ncol=min(len(handles), 4), fontsize=8)
-    figure.suptitle("normalised score over timesteps (mean over seeds, band: min-max)")
-    bottom = 0.04 + 0.02 * ((len(handles) - 1) // 4)  # room for the legend's rows
-    written.append(_save(figure, folder / "sample_efficiency_per_task.png", rect=(0, bottom, 1, 1)))
-    figure, axes = plt.subplots(figsize=(9.5, 4))
-    for algorithm, per in grouped.items():
-        curves = [_curves(runs) for runs in per.values()]
-        fractions = curves[0][0]
-        stacked = {str(i): c[1] for i, c in enumerate(curves)}
-        points = []
-        for k in range(len(fractions)):
-            at = {task: values[:, k] for task, values in stacked.items()}
-            points.append(statistics.stratified_bootstrap(at, statistics.iqm, resamples=300))
-        points = np.array(points)
-        axes.plot(fractions, points[:, 0], marker="o", label=label[algorithm], color=colour[algorithm])
-        axes.fill_between(fractions, points[:, 1], points[:, 2], alpha=0.2, color=colour[algorithm])
-    _label(axes, "fraction of the training budget", "IQM normalised score (95% CI)", "sample efficiency, across tasks")
-    written.append(_save(figure, folder / "sample_efficiency.png"))
+    figure.suptitle(f"normalised score over timesteps, mean over seeds, band: min-max ({tag})", fontsize=10)
+    written.append(_save_with_legend(figure, handles, folder / names[1]))
+
+    figure, axes_row = panels()
+    for axes, tasks in zip(axes_row, shared):
+        fractions = np.array(sorted({f for task in tasks for f in TASKS[task].eval_points}))  # one grid for all
+        for algorithm in sharing(grouped, tasks):
+            stacked = {task: curves(grouped[algorithm][task], fractions)[1] for task in tasks}
+            points = np.array(
+                [
+                    statistics.stratified_bootstrap(
+                        {task: values[:, k] for task, values in stacked.items()}, statistics.iqm, resamples=300
+                    )
+                    for k in range(len(fractions))
+                ]
+            )
+            axes.plot(fractions, points[:, 0], marker="o", label=_plot_text(algorithm), color=colour[algorithm])
+            axes.fill_between(fractions, points[:, 1], points[:, 2], alpha=0.2, color=colour[algorithm])
+        _label(axes, "fraction of each run's training budget", "IQM normalised score (95% CI)", _set_title(tasks))
+    figure.suptitle(f"sample efficiency across tasks ({tag})", fontsize=10)
+    written.append(_save_with_legend(figure, handles, folder / names[2]))
     return written
+
+
+def _thousands(value: float, _position: Any = None) -> str:
+    """A timestep tick: ``25k`` for 25,000 (whole numbers of thousands up to 150,000 fit a small panel)."""
+    return f"{value / 1000:g}k" if value else "0"
+
+
+def _set_title(tasks: Sequence[str]) -> str:
+    """A panel's title: the shared task set it aggregates, its tasks named (wrapped)."""
+    names = textwrap.fill(", ".join(_plot_text(t) for t in tasks), 70)
+    return f"over the {len(tasks)} shared task{'s' if len(tasks) != 1 else ''}:\n{names}"
 
 
 def _plot_text(name: str) -> str:
@@ -288,12 +753,19 @@ def _plot_text(name: str) -> str:
 
 
 def _label(axes: Any, xlabel: str, ylabel: str, title: str) -> None:
-    """An across-tasks plot's labels, title and light grid, and its legend to the right of it."""
+    """An across-tasks panel's labels, title (small: it names tasks) and light grid."""
     axes.set_xlabel(xlabel)
     axes.set_ylabel(ylabel)
-    axes.set_title(title)
+    axes.set_title(title, fontsize=7)
     axes.grid(alpha=0.3)
-    axes.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+
+
+def _save_with_legend(figure: Any, handles: list[Any], path: Path) -> Path:
+    """The figure with one legend for all its panels (an entry per algorithm) below them, saved."""
+    figure.legend(handles=handles, loc="lower center", ncol=min(len(handles), 4), fontsize=8)
+    rows = -(-len(handles) // 4)
+    bottom = (0.15 + 0.18 * rows) / figure.get_figheight()  # room for the legend's rows (inches)
+    return _save(figure, path, rect=(0, bottom, 1, 1))
 
 
 def _save(figure: Any, path: Path, rect: tuple[float, float, float, float] = (0, 0, 1, 1)) -> Path:
@@ -306,10 +778,7 @@ def _save(figure: Any, path: Path, rect: tuple[float, float, float, float] = (0,
     return path
 
 
-def summary(text: str) -> str:
-    """The across-tasks table of the leaderboard's Markdown ``text`` (IQM, mean, optimality gap)."""
-    start = text.index("| algorithm | tasks |")
-    return text[start : text.index("\n\n", start)] + "\n"
+# ---------------------------------------------------------------------- files
 
 
 def _check_readme(readme: Path) -> str:
@@ -327,36 +796,47 @@ def _check_readme(readme: Path) -> str:
 
 def splice(readme: Path, text: str) -> None:
     """Put the leaderboard's Markdown ``text`` between the ``leaderboard`` markers of ``readme`` and its
-    across-tasks table between the ``leaderboard-summary`` markers (:mod:`agents.bench.markdown`); other
-    generated tables are left alone, and a file with neither marker is a ValueError."""
+    first across-tasks paragraph between the ``leaderboard-summary`` markers (:mod:`agents.bench.markdown`);
+    other generated tables are left alone, and a file with neither marker is a ValueError."""
     content = _check_readme(readme)
-    parts = {"leaderboard": text, "leaderboard-summary": summary(text)}
+    parts = {"leaderboard": text, "leaderboard-summary": summary(text) if ACROSS in text else None}
     write_text(readme, splice_marked(content, parts.get)[0])
 
 
+def load_sections(results: Path, separate: bool = False) -> list[Section]:
+    """The sections of the results folder ``results`` (:func:`sections`), every file checked first."""
+    found = sections(load_results(results), separate, folder=results)
+    if not found:
+        raise ValueError(f"{results} holds no finished result files")
+    return found
+
+
 def report(
-    results: Path, out: Path | None = None, readme: Path | list[Path] | None = None, with_plots: bool = True
+    results: Path,
+    out: Path | None = None,
+    readme: Path | list[Path] | None = None,
+    with_plots: bool = True,
+    separate: bool = False,
 ) -> str:
     """Read ``results``, write ``leaderboard.md``, ``leaderboard.json`` and the plots into ``out``
     (default: ``results``), optionally splice the Markdown into ``readme`` (a file or several);
     returns the Markdown. Everything is checked before anything is written: every result file
-    (:func:`agents.bench.runner.load_results`: a bad one is a ``BadResultsError`` naming each), the
-    output folder, and the markers of every ``readme``."""
-    grouped = collect(load_results(results))
-    if not grouped:
-        raise ValueError(f"{results} holds no finished result files of the tasks' current versions")
+    (:func:`agents.bench.runner.load_results`: a bad one is a ``BadResultsError`` naming each), that the
+    folder holds one protocol, task version and budget fraction (or ``separate``: a section for each),
+    the output folder, and the markers of every ``readme``."""
+    found = load_sections(results, separate)
     out = Path(out or results)
     readmes = [readme] if isinstance(readme, Path) else list(readme or [])
-    for name in OUTPUTS:
+    for name in ["leaderboard.md", "leaderboard.json", *(n for names in plot_names(found) for n in names)]:
         check_output_path("--out", out / name)
     for path in readmes:
         _check_readme(path)
-    text = markdown(grouped)
-    board = leaderboard(grouped)
+    text = markdown(found)
+    board = leaderboard(found)
     write_text(out / "leaderboard.md", text)
     write_json(out / "leaderboard.json", board)
     if with_plots:
-        plots(grouped, out)
+        plots(found, out)
     for path in readmes:
         splice(path, text)
     return text

@@ -1,21 +1,37 @@
 """The benchmark's result files as types, and the check every reader makes of them.
 
-A result file is ``RESULTS/TASK/ALGORITHM/seed_N.json``, written once by
-:func:`agents.bench.runner.run_one` when its run has finished (the fields: :class:`Result`). Its
-readers, ``trash-bench run`` when it resumes a sweep and ``trash-bench report``, take nothing in it
-on trust: :func:`read` (a file) and :func:`check` (a parsed JSON value and its path) return the
-typed :class:`Result` or raise a ``ValueError`` naming the file, the field and what is wrong with it:
+A result file is ``RESULTS/TASK/ALGORITHM/seed_N.json`` for a run of the full budget, and
+``RESULTS/TASK/ALGORITHM/fraction_F/seed_N.json`` for one scaled by ``--budget-fraction F``
+(:func:`result_location`), written once by :func:`agents.bench.runner.run_one` when its run has
+finished (the fields: :class:`Result`), with the run's final policy beside it
+(``seed_N.policy.zip``, ``.npz`` or ``.json``: :data:`ARTIFACT_SUFFIXES`). Its readers,
+``trash-bench run`` when it resumes a sweep, ``trash-bench evaluate`` and ``trash-bench report``,
+take nothing in it on trust: :func:`read` (a file) and :func:`check` (a parsed JSON value and its
+path) return the typed :class:`Result` or raise a ``ValueError`` naming the file, the field and what
+is wrong with it:
 
 - every field of its type (an integer is not a string, a bool or a float; a number is finite and
   within :data:`LIMIT`), none missing, none unknown (a field this version does not know could be one
   that changes what the file means: a newer format is refused by its number, not half-read);
-- the file matches its path: its task, algorithm and seed are the folders' and the file's names;
+- the file matches its path: its task, algorithm, budget fraction and seed are the folders' and the
+  file's names;
 - the task is one of the registry's, the algorithm a plain name (:func:`check_name`), the seed a
-  training seed; for the task's current version, the budget, the evaluation opponent, deals and seed
-  are the task's at the file's budget fraction;
-- every ``normalized`` is what its ``score`` gives with the file's own anchors (``reference``: the
-  scores of ``random`` and of the reference agent it was normalised with), within :data:`TOLERANCE`;
-  intervals hold their point, and the curve's timesteps never go back.
+  training seed; for the task's current version, the budget, the evaluation opponents, deals and
+  seeds are the task's at the file's budget fraction;
+- every ``normalized`` is what its ``score`` gives with the anchors it was measured with, within
+  :data:`TOLERANCE`; intervals hold their point, and the curve's timesteps never go back.
+
+Two formats are read (:data:`FORMATS`). **Format 1** (protocol v1): one set of anchors for the
+whole file (``reference``), the curve and the final on deals of one evaluation seed. **Format 2**
+(protocol v2, :data:`FORMAT`) adds: ``protocol``; ``algorithm_spec`` (what was run:
+``maskable_ppo``, ``module:attribute``); ``valid`` and ``invalid_reasons`` (a run that broke the
+protocol is written, marked, and left out of reports); ``counted_steps`` (the learner's timesteps
+the context's environments counted); ``validation`` (``{seed, deals, anchors}``: the curve's deals
+and the anchors measured on them); ``final.seed`` (the test seed, drawn after training) and
+``final.anchors`` (measured on those test deals); ``heldout`` (the final policy against each
+held-out opponent, on the same test deals, with its anchors); ``artifact`` (the policy's file name,
+beside the result); ``provenance`` (:func:`agents.bench.provenance.provenance` of the training
+process). In format 2, ``reference`` is the final's anchors.
 
 The schema grows by fields: a new field is a new attribute of its dataclass, with a default (None)
 if files written before it lack it, so that they still read; a change of what a field means bumps
@@ -35,16 +51,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.bench.tasks import MAX_TRAINING_SEED, TASKS
+from agents.bench.tasks import MAX_TRAINING_SEED, PROTOCOL_VERSION, TASKS, TEST_SEEDS
 from trash_env.files import read_bounded
 
-FORMAT = 1  # the format run_one writes
-FORMATS = (1,)  # the formats this version reads
+FORMAT = 2  # the format run_one writes
+FORMATS = (1, 2)  # the formats this version reads
 MAX_BYTES = 1_000_000  # a result file is a few kB: anything larger is refused before it is read
 LIMIT = 1e9  # no figure of a result file comes near: beyond it a number is damage, not a measurement
 MAX_INTEGER = 2**53  # integers JSON readers everywhere hold exactly
 TOLERANCE = 1e-6  # how far a stored normalised score may be from the one recomputed from its score
 NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")  # a plain name: a folder name, and text in a table
+SPEC = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}")  # an algorithm as given: a built-in, module:attribute
+KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,39}")  # a key of a mapping (a library's name)
+ARTIFACT_SUFFIXES = (".zip", ".npz", ".json")  # a policy file (SB3), a LinearAgent's arrays, a baseline's spec
+ARTIFACT_MARK = ".policy"  # seed_N.policy.zip beside seed_N.json: never read as a result file
+MAX_REASON = 300  # characters of one reason a run is invalid
 
 
 @dataclass(frozen=True)
@@ -60,26 +81,75 @@ class CurvePoint:
 
 
 @dataclass(frozen=True)
-class FinalEvaluation:
-    """The returned policy, evaluated on the final deals (the same figures as a :class:`CurvePoint`)."""
-
-    score: float
-    low: float
-    high: float
-    normalized: float
-    deals: int
-
-
-@dataclass(frozen=True)
 class Anchors:
-    """The scores a file's normalised scores were computed with: ``random``'s (0) and the
-    reference agent's (1), against the evaluation opponent."""
+    """The scores a normalised score was computed with: ``random``'s (0) and the reference agent's
+    (1), against the same opponent (format 2: on the same deals)."""
 
     random: float
     reference: float
 
     def normalize(self, score: float) -> float:
         return (score - self.random) / (self.reference - self.random)
+
+
+@dataclass(frozen=True)
+class FinalEvaluation:
+    """The returned policy, evaluated on the final deals (the same figures as a :class:`CurvePoint`);
+    format 2 adds the test seed (drawn after training) and the anchors measured on those deals."""
+
+    score: float
+    low: float
+    high: float
+    normalized: float
+    deals: int
+    seed: int | None = None
+    anchors: Anchors | None = None
+
+
+@dataclass(frozen=True)
+class HeldOutEvaluation:
+    """The final policy against one held-out opponent (never met in training), on the final's test
+    deals, normalised with ``random``'s and the reference agent's scores against it on those deals."""
+
+    opponent: str
+    score: float
+    low: float
+    high: float
+    normalized: float
+    deals: int
+    anchors: Anchors
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The validation deals of the curve (the first ``deals`` deals of ``seed``) and the anchors
+    measured on them."""
+
+    seed: int
+    deals: int
+    anchors: Anchors
+
+
+@dataclass(frozen=True)
+class GitCommit:
+    """The checkout a run was made from: its commit, and whether tracked files differed from it."""
+
+    commit: str
+    modified: bool
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a run's figures came from besides its settings (:func:`agents.bench.provenance.provenance`
+    of the process that trained it): they repeat exactly only with the same of all these."""
+
+    package_version: str
+    git: GitCommit | None
+    cpu: str
+    cores: int | None
+    python: str
+    versions: dict[str, str]
+    torch_threads: int | None
 
 
 @dataclass(frozen=True)
@@ -110,10 +180,45 @@ class Result:
     wall_seconds: float
     package_version: str
     complete: bool
+    # format 2 (None in format 1)
+    protocol: int | None = None
+    algorithm_spec: str | None = None
+    valid: bool | None = None
+    invalid_reasons: tuple[str, ...] | None = None
+    counted_steps: int | None = None
+    validation: Validation | None = None
+    heldout: tuple[HeldOutEvaluation, ...] | None = None
+    artifact: str | None = None
+    provenance: Provenance | None = None
+
+    @property
+    def protocol_version(self) -> int:
+        """The protocol the run followed: ``protocol`` (format 2), else 1."""
+        return self.protocol or 1
+
+    @property
+    def is_valid(self) -> bool:
+        """False only for a run its runner marked invalid (format 1 has no mark)."""
+        return self.valid is not False
+
+    @property
+    def identity(self) -> tuple[str, int, str, int, float, int]:
+        """What makes two runs the same run: (task, task version, algorithm, seed, budget fraction,
+        protocol). A sweep skips a run only if a result of exactly this identity exists."""
+        return (self.task, self.task_version, self.algorithm, self.seed, self.budget_fraction, self.protocol_version)
 
     def to_json(self) -> dict[str, Any]:
-        """The result as the JSON object of its file."""
-        return dataclasses.asdict(self)
+        """The result as the JSON object of its file (a format-1 file without format 2's fields)."""
+        data = dataclasses.asdict(self)
+        if self.format == 1:
+            for name in FORMAT_2_FIELDS:
+                data.pop(name)
+            for name in ("seed", "anchors"):
+                data["final"].pop(name)
+        return data
+
+
+FORMAT_2_FIELDS = tuple(f.name for f in dataclasses.fields(Result) if f.default is None and f.name != "format")
 
 
 class BadResultsError(ValueError):
@@ -191,6 +296,15 @@ def _parse(kind: Any, value: Any, field: str) -> Any:
         if not isinstance(value, list):
             raise _FieldError(field, f"is {_shown(value)}, not a list")
         return tuple(_parse(arguments[0], item, f"{field}[{i}]") for i, item in enumerate(value))
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise _FieldError(field, f"is {_shown(value)}, not an object")
+        items = {}
+        for key, item in value.items():
+            if not KEY.fullmatch(key):
+                raise _FieldError(field, f"has the key {_quoted(key)}, not a plain name")
+            items[key] = _parse(arguments[1], item, _join(field, key))
+        return items
     if origin in (typing.Union, types.UnionType):
         if value is None:
             return None
@@ -282,6 +396,27 @@ def _shown(value: Any) -> str:
 # ---------------------------------------------------------------------- meaning
 
 
+def fraction_folder(fraction: float) -> str | None:
+    """The folder of a run's budget fraction below its algorithm's (``fraction_0.01``: the fraction as
+    Python writes the float), or None for the full budget (no folder)."""
+    return None if float(fraction) == 1.0 else f"fraction_{float(fraction)!r}"
+
+
+def result_location(results: Path, task: str, algorithm: str, seed: int, fraction: float = 1.0) -> Path:
+    """Where the result file of a run goes: ``RESULTS/TASK/ALGORITHM/seed_N.json`` at the full
+    budget, ``RESULTS/TASK/ALGORITHM/fraction_F/seed_N.json`` at a fraction ``F`` of it."""
+    folder = Path(results) / task / algorithm
+    extra = fraction_folder(fraction)
+    return (folder / extra if extra else folder) / f"seed_{seed}.json"
+
+
+def artifact_location(path: Path, suffix: str) -> Path:
+    """The final policy's file beside the result file ``path``: ``seed_N.policy.zip`` for ``seed_N.json``."""
+    if suffix not in ARTIFACT_SUFFIXES:
+        raise ValueError(f"a policy artifact is a {', '.join(ARTIFACT_SUFFIXES)} file, not {suffix!r}")
+    return Path(path).with_name(f"{Path(path).stem}{ARTIFACT_MARK}{suffix}")
+
+
 def _check_meaning(result: Result, path: Path) -> None:
     """What the types do not say: the run the path names, a known task, plain names, figures in range
     and consistent with each other and with the task, normalised scores recomputed."""
@@ -293,6 +428,8 @@ def _check_meaning(result: Result, path: Path) -> None:
         check_name(result.algorithm)
     except ValueError as error:
         raise _FieldError("", str(error)) from None
+    if not 0 < result.budget_fraction <= 1:
+        raise _FieldError("budget_fraction", f"is {result.budget_fraction}, not in (0, 1]")
     _check_path(result, path)
     if result.task_version < 1:
         raise _FieldError("task_version", f"is {result.task_version}, not a version (1 or more)")
@@ -300,17 +437,34 @@ def _check_meaning(result: Result, path: Path) -> None:
         raise _FieldError("seed", f"is {result.seed}, not a training seed (0..{MAX_TRAINING_SEED - 1})")
     if result.budget < 1:
         raise _FieldError("budget", f"is {result.budget}, not a number of timesteps (1 or more)")
-    if not 0 < result.budget_fraction <= 1:
-        raise _FieldError("budget_fraction", f"is {result.budget_fraction}, not in (0, 1]")
     if result.wall_seconds < 0:
         raise _FieldError("wall_seconds", f"is {result.wall_seconds}, a negative time")
+    _check_format_fields(result)
+    if result.format >= 2:
+        _check_format_2(result, path)
     _check_protocol(result)
     _check_scores(result)
 
 
 def _check_path(result: Result, path: Path) -> None:
-    """The file's task, algorithm and seed are its folders' and its name's."""
-    folders = {"task": path.parent.parent.name, "algorithm": path.parent.name}
+    """The file's task, algorithm, budget fraction and seed are its folders' and its name's (format 1
+    had no fraction folders: its files are ``TASK/ALGORITHM/seed_N.json`` at any fraction)."""
+    extra = fraction_folder(result.budget_fraction) if result.format >= 2 else None
+    algorithm_folder = path.parent
+    if extra is not None:
+        if path.parent.name != extra:
+            raise _FieldError(
+                "budget_fraction",
+                f"is {result.budget_fraction!r} but the file is in the folder {_quoted(path.parent.name)}, not {extra}",
+            )
+        algorithm_folder = path.parent.parent
+    elif path.parent.name.startswith("fraction_"):
+        raise _FieldError(
+            "budget_fraction",
+            f"is {result.budget_fraction!r} but the file is in the folder {_quoted(path.parent.name)} "
+            "(a full-budget run has no fraction folder)",
+        )
+    folders = {"task": algorithm_folder.parent.name, "algorithm": algorithm_folder.name}
     for field, folder in folders.items():
         if getattr(result, field) != folder:
             raise _FieldError(
@@ -318,6 +472,76 @@ def _check_path(result: Result, path: Path) -> None:
             )
     if path.name != f"seed_{result.seed}.json":
         raise _FieldError("seed", f"is {result.seed} but the file is {path.name}, not seed_{result.seed}.json")
+
+
+def _check_format_fields(result: Result) -> None:
+    """Format 1 holds none of format 2's fields, format 2 all of them."""
+    optional = {name: getattr(result, name) for name in FORMAT_2_FIELDS}
+    optional.update({f"final.{name}": getattr(result.final, name) for name in ("seed", "anchors")})
+    if result.format == 1:
+        present = [name for name, value in optional.items() if value is not None]
+        if present:
+            raise _FieldError(present[0], "is a field of result format 2, in a format-1 file")
+        if result.task_version == TASKS[result.task].version and result.task_version >= 2:
+            raise _FieldError("format", f"is 1 but task version {result.task_version} results are format 2")
+        return
+    missing = [name for name, value in optional.items() if value is None]
+    if missing:
+        raise _FieldError(missing[0], f"is missing (result format {result.format} has it)")
+
+
+def _check_format_2(result: Result, path: Path) -> None:
+    """Format 2's own fields: the protocol, the algorithm as run, validity and its reasons, counted
+    steps, the validation and test seeds, the held-out opponents, the artifact's name, provenance."""
+    if not 2 <= result.protocol <= PROTOCOL_VERSION:
+        raise _FieldError("protocol", f"is {result.protocol}: this version knows protocols 2..{PROTOCOL_VERSION}")
+    if not SPEC.fullmatch(result.algorithm_spec):
+        spec = _quoted(result.algorithm_spec)
+        raise _FieldError("algorithm_spec", f"{spec} is not a built-in name or module:attribute")
+    reasons = result.invalid_reasons
+    for i, reason in enumerate(reasons):
+        if not reason or "\n" in reason or len(reason) > MAX_REASON:
+            raise _FieldError(f"invalid_reasons[{i}]", f"is not one line of at most {MAX_REASON} characters")
+    if result.valid and reasons:
+        raise _FieldError("invalid_reasons", "is not empty but valid is true")
+    if not result.valid and not reasons:
+        raise _FieldError("invalid_reasons", "is empty but valid is false: an invalid run says why")
+    if result.counted_steps < 0:
+        raise _FieldError("counted_steps", f"is {result.counted_steps}, a negative count")
+    if result.valid:
+        reached = max((point.timesteps for point in result.curve), default=0)
+        if result.counted_steps == 0:
+            raise _FieldError("valid", "is true but counted_steps is 0: nothing was trained through the context")
+        if reached > result.counted_steps:
+            raise _FieldError(
+                "valid", f"is true but the curve reaches {reached} timesteps, beyond the {result.counted_steps} counted"
+            )
+    validation, evaluation = result.validation, result.evaluation
+    if (validation.seed, validation.deals) != (evaluation.seed, evaluation.deals):
+        raise _FieldError(
+            "validation",
+            f"has seed {validation.seed} and {validation.deals} deals but evaluation has {evaluation.seed} and "
+            f"{evaluation.deals}",
+        )
+    low, high = TEST_SEEDS
+    if not low <= result.final.seed < high:
+        raise _FieldError("final.seed", f"is {result.final.seed}, not a test seed ({low:,} .. {high - 1:,})")
+    for i, entry in enumerate(result.heldout):
+        if entry.deals != result.final.deals:
+            raise _FieldError(f"heldout[{i}].deals", f"is {entry.deals} but the final has {result.final.deals}")
+    opponents = [entry.opponent for entry in result.heldout]
+    if len(set(opponents)) != len(opponents):
+        raise _FieldError("heldout", f"names an opponent twice ({opponents})")
+    names = {artifact_location(path, suffix).name for suffix in ARTIFACT_SUFFIXES}
+    if result.artifact not in names:
+        raise _FieldError("artifact", f"is {_quoted(result.artifact)}, not one of {sorted(names)} (beside the file)")
+    provenance = result.provenance
+    if provenance.git is not None and not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", provenance.git.commit):
+        raise _FieldError("provenance.git.commit", f"is {_quoted(provenance.git.commit)}, not a commit hash")
+    for field in ("cores", "torch_threads"):
+        value = getattr(provenance, field)
+        if value is not None and value < 1:
+            raise _FieldError(f"provenance.{field}", f"is {value}, not a count (1 or more)")
 
 
 def _check_protocol(result: Result) -> None:
@@ -339,25 +563,53 @@ def _check_protocol(result: Result) -> None:
         "evaluation.opponent": (evaluation.opponent, task.reference),
         "evaluation.deals": (evaluation.deals, task.scaled_deals(fraction)[0]),
         "evaluation.final_deals": (evaluation.final_deals, task.scaled_deals(fraction)[1]),
-        "evaluation.seed": (evaluation.seed, task.eval_seed),
+        "evaluation.seed": (evaluation.seed, task.validation_seed),
     }
+    if result.format >= 2:
+        expected["heldout"] = (tuple(entry.opponent for entry in result.heldout), task.heldout)
     for field, (stored, wanted) in expected.items():
         if stored != wanted:
             raise _FieldError(
                 field, f"is {_quoted(stored)} but {task.name} v{task.version} has {wanted!r} at fraction {fraction}"
             )
+    try:
+        task.check_fraction(fraction)
+    except ValueError as error:
+        raise _FieldError("budget_fraction", f"is {fraction!r}: {error}") from None
+
+
+def _check_anchors(field: str, anchors: Anchors) -> None:
+    if not anchors.reference > anchors.random:
+        raise _FieldError(
+            field, f"has the reference agent's score {anchors.reference} not above random's {anchors.random}"
+        )
 
 
 def _check_scores(result: Result) -> None:
     """Anchors that make a scale, intervals that hold their points, timesteps in order, and every
-    normalised score equal to the one its score gives with the file's anchors."""
-    anchors = result.reference
-    if not anchors.reference > anchors.random:
-        raise _FieldError(
-            "reference", f"has the reference agent's score {anchors.reference} not above random's {anchors.random}"
-        )
-    points = [(f"curve[{i}]", point) for i, point in enumerate(result.curve)] + [("final", result.final)]
-    for field, point in points:
+    normalised score equal to the one its score gives with its anchors: the file's ``reference``
+    (format 1), or the anchors measured on its own deals (format 2: ``validation.anchors`` for the
+    curve, ``final.anchors``, each held-out opponent's)."""
+    _check_anchors("reference", result.reference)
+    curve_anchors = result.reference
+    final_anchors = result.reference
+    points: list[tuple[str, Any, Anchors, str]] = []
+    if result.format >= 2:
+        _check_anchors("validation.anchors", result.validation.anchors)
+        _check_anchors("final.anchors", result.final.anchors)
+        if result.final.anchors != result.reference:
+            raise _FieldError("reference", "is not final.anchors (format 2's reference is the final's anchors)")
+        curve_anchors, final_anchors = result.validation.anchors, result.final.anchors
+        for i, entry in enumerate(result.heldout):
+            _check_anchors(f"heldout[{i}].anchors", entry.anchors)
+            points.append((f"heldout[{i}]", entry, entry.anchors, f"heldout[{i}].anchors"))
+    anchor_names = ("validation.anchors", "final.anchors") if result.format >= 2 else ("the file's anchors",) * 2
+    points = (
+        [(f"curve[{i}]", point, curve_anchors, anchor_names[0]) for i, point in enumerate(result.curve)]
+        + [("final", result.final, final_anchors, anchor_names[1])]
+        + points
+    )
+    for field, point, anchors, where in points:
         slack = 1e-9 * max(1.0, abs(point.score))
         if not point.low - slack <= point.score <= point.high + slack:
             raise _FieldError(field, f"has its score {point.score} outside its interval [{point.low}, {point.high}]")
@@ -365,7 +617,7 @@ def _check_scores(result: Result) -> None:
         if not math.isclose(point.normalized, expected, rel_tol=TOLERANCE, abs_tol=TOLERANCE):
             raise _FieldError(
                 f"{field}.normalized",
-                f"is {point.normalized} but its score {point.score} with the file's anchors (random "
+                f"is {point.normalized} but its score {point.score} with {where} (random "
                 f"{anchors.random}, reference {anchors.reference}) gives {expected:.6g}",
             )
     steps = [point.timesteps for point in result.curve]

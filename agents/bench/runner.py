@@ -1,19 +1,41 @@
-"""One benchmark run, its result file, and sweeps of runs (processes or Ray), resumable.
+"""One benchmark run (protocol v2), its result file and policy, and sweeps of runs (processes or Ray), resumable.
 
-A run trains one algorithm on one task with one seed (:func:`run_one`), evaluating the policy at
-the task's points and at the end on the task's duplicate deals (evaluation seed
-``task.eval_seed``, never a training seed), and writes one JSON file (:func:`result_path`):
+A run trains one algorithm on one task with one seed at one budget fraction (:func:`run_one`), in
+three steps, each in its own process (:mod:`agents.bench.worker`), so that this process never
+imports an algorithm's code:
 
-    {"format": 1, "task", "task_version", "algorithm", "seed", "budget", "budget_fraction",
-     "curve": [{"timesteps", "score", "low", "high", "normalized"}, ...],
-     "final": {"score", "low", "high", "normalized", "deals"},
-     "reference": {"random", "reference"}, "evaluation": {"opponent", "deals", "final_deals", "seed"},
-     "wall_seconds", "package_version", "complete": true}
+1. **training** (``python -m agents.bench.worker train JOB``, from the working directory, so that
+   ``module:attribute`` plugins import from it): the algorithm trains through the task's context,
+   whose environments count its timesteps; at each checkpoint the policy is scored on the
+   **validation deals** (the first deals of ``task.validation_seed``; the anchors measured on those
+   same deals); the final policy is saved weights-only (:func:`agents.bench.artifacts.save_artifact`)
+   with the curve, the counted steps, the checkpoint log and the process's provenance;
+2. here: the run's **validity** (:func:`validity`), and the **test seed**, drawn now with
+   :mod:`secrets` in ``TEST_SEEDS`` (after training: no part of the training process can know it);
+3. **evaluation** (``python -m agents.bench.worker evaluate JOB``, a fresh process that only loads
+   the saved policy, :func:`agents.bench.artifacts.load_artifact`): the final score on the test deals
+   against the task's reference and against each held-out opponent, each normalised with ``random``'s
+   and the reference agent's scores against that opponent **on the same deals**
+   (:func:`final_evaluation`).
 
-``score`` is the policy's score difference per deal against the evaluation opponent with its 95%
-interval over deals; ``normalized`` rescales it (0: random, 1: the reference agent). The file is
-written once the run is finished (atomically), so a sweep stopped half-way resumes by skipping the
-runs whose files exist (:func:`sweep`).
+Then the policy goes beside the result file (``seed_N.policy.zip``/``.npz``/``.json``) and the
+result file is written (format 2, :mod:`agents.bench.results`), atomically: at
+``RESULTS/TASK/ALGORITHM/seed_N.json`` for the full budget, ``RESULTS/TASK/ALGORITHM/fraction_F/
+seed_N.json`` for a fraction ``F`` (:func:`result_path`). A child's failure is one line naming the
+run and the child's last error line (a ValueError; the child's whole output, a plugin's prints and
+a traceback, is kept in a log named there); Ctrl-C kills the child's whole process group, and a child
+dies with its parent.
+
+A run that broke the protocol is still written, with ``"valid": false`` and its reasons
+(:func:`validity`): nothing counted, more counted steps than the budget and its :func:`slack`, or a
+checkpoint claiming more timesteps than were counted when it was called; reports leave it out.
+:func:`reevaluate` (``trash-bench evaluate``) scores a kept policy again: on a result's own test
+seed and deals, its stored final exactly.
+
+A run's identity is (task, task version, algorithm name, seed, budget fraction, protocol): a sweep
+(:func:`sweep`) skips exactly the runs whose result file has that identity (:func:`plan`), so a
+stopped sweep resumes, a 1% smoke run never stands in for a full one (another path), and a file of
+another task version or protocol at the same path is run again (and replaced, with a warning).
 
 Every result file read here is checked first (:mod:`agents.bench.results`, the schema), and so is
 every file written (the runner never writes one its readers refuse). A folder holding a bad file
@@ -23,6 +45,16 @@ file; asked to skip them, :func:`plan` leaves each as it is and does not run its
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -31,12 +63,18 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from agents.bench import results as schema
-from agents.bench.tasks import MAX_TRAINING_SEED, Task, get_task
-from agents.processes import set_threads, worker_setup
-from trash_env.files import PARTIAL_MARK, write_json
+from agents.bench.tasks import MAX_TRAINING_SEED, PROTOCOL_VERSION, TEST_SEEDS, Task, get_task
+from agents.processes import worker_setup
+from trash_env.files import PARTIAL_MARK, atomic_path, read_bounded, write_json
 
 RESULT_FORMAT = schema.FORMAT
-LAYOUT = "RESULTS/TASK/ALGORITHM/seed_N.json"
+LAYOUT = "RESULTS/TASK/ALGORITHM/seed_N.json, or RESULTS/TASK/ALGORITHM/fraction_F/seed_N.json"
+POLICY = "policy"  # the name the evaluated policy plays under in an evaluation's pairs
+ROLLOUT_SLACK = 256  # steps per env of the slack beyond the budget: one rollout of the widest vector env
+WORKER = "agents.bench.worker"
+WORKER_ERROR = "trash-bench worker: error: "  # the prefix of a child's last line when it fails
+OUTPUT_LIMIT = 64 << 20  # a child's output file: a curve, a log, provenance (a few kB)
+MODULE_SPEC = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 
 
 def package_version() -> str:
@@ -45,14 +83,36 @@ def package_version() -> str:
     return trash_env.__version__
 
 
+# ---------------------------------------------------------------------- names and places
+
+
+@functools.cache
 def result_name(algorithm_spec: str) -> str:
-    """The name an algorithm's results are filed under: a built-in's name, ``module.attribute`` for
-    ``module:attribute``."""
-    return algorithm_spec.replace(":", ".")
+    """The name an algorithm's results are filed under: a built-in's own name, or the ``name`` of a
+    ``module:attribute`` plugin, read in a child process (this one never imports a plugin). A
+    ValueError in one line for an unknown or unimportable algorithm, or a name that is not plain."""
+    from agents.bench.algorithms import BUILTIN
+
+    if algorithm_spec in BUILTIN:
+        return algorithm_spec
+    if not isinstance(algorithm_spec, str) or not MODULE_SPEC.fullmatch(algorithm_spec):
+        raise ValueError(
+            f"unknown algorithm {algorithm_spec!r}: built in are {sorted(BUILTIN)}, or give module:attribute"
+        )
+    with tempfile.TemporaryDirectory(prefix="trash-bench-") as temp:
+        job = {"algorithm_spec": algorithm_spec, "sys_path": _importable(), "output": str(Path(temp) / "name.json")}
+        name = _child("describe", job, Path(temp), f"algorithm {algorithm_spec}")["name"]
+    schema.check_name(name, f"algorithm {algorithm_spec}'s name")
+    if name in BUILTIN:
+        raise ValueError(
+            f"algorithm {algorithm_spec} is named {name!r}, the name of a built-in: give it a name of its own"
+        )
+    return name
 
 
-def result_path(results: Path, task: Task, algorithm: str, seed: int) -> Path:
-    return Path(results) / task.name / algorithm / f"seed_{seed}.json"
+def result_path(results: Path, task: Task, algorithm: str, seed: int, fraction: float = 1.0) -> Path:
+    """``RESULTS/TASK/ALGORITHM/seed_N.json`` (full budget) or ``RESULTS/TASK/ALGORITHM/fraction_F/seed_N.json``."""
+    return schema.result_location(Path(results), task.name, algorithm, seed, fraction)
 
 
 def read_result(path: Path) -> schema.Result | None:
@@ -63,70 +123,311 @@ def read_result(path: Path) -> schema.Result | None:
     return schema.read(path)
 
 
-def evaluate(task: Task, agent: Any, deals: int) -> dict[str, float]:
-    """The agent's score difference per deal against the task's evaluation opponent, on the task's
-    evaluation deals (the batched engine where it can play them: the same games, faster)."""
+def draw_test_seed() -> int:
+    """A fresh test seed from the system's randomness, in ``TEST_SEEDS`` (never a training or
+    validation seed), drawn after training: what the final score is measured on."""
+    low, high = TEST_SEEDS
+    return low + secrets.randbelow(high - low)
+
+
+# ---------------------------------------------------------------------- scores
+
+
+def play(task: Task, pairs: Sequence[tuple[str, str]], deals: int, seed: int, agent: Any = None) -> dict:
+    """The score difference per deal of each pair (``(first, second)``: specs, :data:`POLICY` for
+    ``agent``) on the first ``deals`` duplicate deals of ``seed``: ``{pair: Interval}``."""
     from agents.evaluation.duplicate import run_pairings
     from agents.evaluation.stats import pair_summaries
 
-    results = run_pairings(
-        task.config(), [("policy", task.reference)], deals, seed=task.eval_seed, prebuilt={"policy": agent}
-    )
-    difference = pair_summaries(results)[0].score_difference
-    point = {"score": difference.mean, "low": difference.low, "high": difference.high}
-    return {**point, "normalized": task.normalize(point["score"])}
+    prebuilt = {POLICY: agent} if agent is not None else None
+    played = run_pairings(task.config(), list(pairs), deals, seed=seed, prebuilt=prebuilt)
+    return {(summary.first, summary.second): summary.score_difference for summary in pair_summaries(played)}
+
+
+def _anchor_pairs(task: Task, opponent: str) -> list[tuple[str, str]]:
+    return [("random", opponent)] + ([(task.reference, opponent)] if task.reference != opponent else [])
+
+
+def _anchors_of(task: Task, opponent: str, scores: dict, deals: int, seed: int) -> dict[str, float]:
+    """``random``'s and the reference agent's scores against ``opponent`` (the reference against itself:
+    0, by the symmetry of duplicate deals), which must make a scale."""
+    anchors = {
+        "random": scores[("random", opponent)].mean,
+        "reference": 0.0 if task.reference == opponent else scores[(task.reference, opponent)].mean,
+    }
+    if not anchors["reference"] > anchors["random"]:
+        raise ValueError(
+            f"{task.name}: on {deals} deals of seed {seed}, random scores {anchors['random']:+.4f} against "
+            f"{opponent}, not below {task.reference}'s {anchors['reference']:+.4f}: no normalised score on so few "
+            "deals (a larger --budget-fraction, or more --deals)"
+        )
+    return anchors
+
+
+def measure_anchors(task: Task, opponent: str, deals: int, seed: int) -> dict[str, float]:
+    """``random``'s and the reference agent's scores against ``opponent`` on the first ``deals`` deals
+    of ``seed``: the 0 and the 1 of a score measured there."""
+    return _anchors_of(task, opponent, play(task, _anchor_pairs(task, opponent), deals, seed), deals, seed)
+
+
+def _point(interval: Any, anchors: dict[str, float]) -> dict[str, float]:
+    point = {"score": interval.mean, "low": interval.low, "high": interval.high}
+    return {**point, "normalized": (point["score"] - anchors["random"]) / (anchors["reference"] - anchors["random"])}
+
+
+def evaluate(
+    task: Task,
+    agent: Any,
+    deals: int,
+    seed: int | None = None,
+    opponent: str | None = None,
+    anchors: dict[str, float] | None = None,
+) -> dict[str, float]:
+    """The agent's score difference per deal against ``opponent`` (default: the task's reference) on
+    the first ``deals`` duplicate deals of ``seed`` (default: the validation seed), with its 95%
+    interval over deals, normalised with ``anchors`` (default: measured on the same deals). On the
+    batched engine where it can play them: the same games, faster."""
+    seed = task.validation_seed if seed is None else seed
+    opponent = task.reference if opponent is None else opponent
+    pairs = [(POLICY, opponent)] + ([] if anchors is not None else _anchor_pairs(task, opponent))
+    scores = play(task, pairs, deals, seed, agent)
+    if anchors is None:
+        anchors = _anchors_of(task, opponent, scores, deals, seed)
+    return _point(scores[(POLICY, opponent)], anchors)
+
+
+def final_evaluation(task: Task, agent: Any, seed: int, deals: int) -> dict[str, Any]:
+    """The final score of ``agent`` on the first ``deals`` test deals of ``seed``, against the task's
+    reference (``final``) and each held-out opponent (``heldout``), each with the anchors measured on
+    those deals: the fields of a result file (:mod:`agents.bench.results`)."""
+    entries = []
+    for opponent in (task.reference, *task.heldout):
+        scores = play(task, [(POLICY, opponent), *_anchor_pairs(task, opponent)], deals, seed, agent)
+        anchors = _anchors_of(task, opponent, scores, deals, seed)
+        entries.append((opponent, {**_point(scores[(POLICY, opponent)], anchors), "deals": deals, "anchors": anchors}))
+    (_, final), heldout = entries[0], entries[1:]
+    return {
+        "final": {**final, "seed": seed},
+        "heldout": [{"opponent": opponent, **entry} for opponent, entry in heldout],
+    }
+
+
+class ValidationDeals:
+    """The task's validation deals, as training sees them: a policy's score on the first ``deals`` of
+    them (the curve's points, ``context.validate``), normalised with anchors measured on those same
+    deals (once per number of deals)."""
+
+    def __init__(self, task: Task, default_deals: int) -> None:
+        self.task, self.default_deals = task, default_deals
+        self._anchors: dict[int, dict[str, float]] = {}
+
+    def anchors(self, deals: int) -> dict[str, float]:
+        if deals not in self._anchors:
+            self._anchors[deals] = measure_anchors(self.task, self.task.reference, deals, self.task.validation_seed)
+        return self._anchors[deals]
+
+    def score(self, agent: Any, deals: int | None = None) -> dict[str, Any]:
+        """``{"score", "low", "high", "normalized", "deals"}`` on the first ``deals`` validation deals
+        (default: a curve point's); ``context.validate`` calls this."""
+        deals = self.default_deals if deals is None else deals
+        if isinstance(deals, bool) or not isinstance(deals, int) or deals < 2:
+            raise ValueError(f"validation deals must be an integer of at least 2, got {deals!r}")
+        point = evaluate(self.task, agent, deals, self.task.validation_seed, anchors=self.anchors(deals))
+        return {**point, "deals": deals}
+
+
+# ---------------------------------------------------------------------- child processes
+
+
+def _importable() -> list[str]:
+    """This process's import path, for a child to add what it lacks (a plugin found here is found
+    there: the working directory, and what a test or a caller put on ``sys.path``)."""
+    return [entry for entry in sys.path if isinstance(entry, str) and entry]
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    """End ``process`` and everything it started (its process group) at once, and reap it."""
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(Exception):
+        process.kill()
+    process.wait()
+
+
+def _tail_lines(log: Path, size: int = 1 << 16) -> list[str]:
+    """The non-empty lines of the end of a child's log (its last ``size`` bytes: a plugin may print a lot)."""
+    with log.open("rb") as stream:
+        stream.seek(max(0, log.stat().st_size - size))
+        text = stream.read().decode(errors="replace")
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _last_line(log: Path) -> str:
+    lines = _tail_lines(log)
+    return lines[-1].removeprefix(WORKER_ERROR) if lines else "no output"
+
+
+def _keep_log(log: Path, label: str) -> str:
+    """A copy of a failed child's log where it outlives the run's temporary folder (when there is more
+    in it than the error line: a traceback, the plugin's output), and where it is, in words."""
+    if len(_tail_lines(log)) <= 1:
+        return ""
+    handle, kept = tempfile.mkstemp(prefix=f"trash-bench-{re.sub(r'[^A-Za-z0-9_.-]+', '_', label)}-", suffix=".log")
+    os.close(handle)
+    shutil.copyfile(log, kept)
+    return f" (its output: {kept})"
+
+
+def _child(command: str, job: dict[str, Any], temp: Path, label: str) -> dict[str, Any]:
+    """Run ``python -m agents.bench.worker COMMAND JOB`` (in the working directory, in a process group
+    of its own) and return what it wrote to ``job["output"]``. Its output goes to a log; a failure is a
+    one-line ValueError naming ``label`` and the child's last line; any exception here (Ctrl-C)
+    kills the child's group first, so no child outlives the run."""
+    job = {**job, "parent": os.getpid()}
+    job_path, log = temp / f"{command}.job.json", temp / f"{command}.log"
+    write_json(job_path, job)
+    with log.open("wb") as stream:
+        process = subprocess.Popen(
+            [sys.executable, "-m", WORKER, command, str(job_path)],
+            stdin=subprocess.DEVNULL,
+            stdout=stream,
+            stderr=subprocess.STDOUT,
+            process_group=0,
+        )
+        try:
+            code = process.wait()
+        except BaseException:
+            _kill_group(process)
+            raise
+    if code != 0:
+        what = {"describe": "loading it", "train": "training", "evaluate": "the final evaluation"}[command]
+        if code < 0:
+            raise ValueError(f"{label}: {what} failed: its process was killed by {signal.Signals(-code).name}")
+        raise ValueError(f"{label}: {what} failed: {_last_line(log)}{_keep_log(log, label)}")
+    return json.loads(read_bounded(job["output"], OUTPUT_LIMIT))
+
+
+# ---------------------------------------------------------------------- one run
+
+
+def slack(budget: int, largest_batch: int) -> int:
+    """How far past its budget a run may step and stay valid: a twentieth of the budget, or one
+    rollout (:data:`ROLLOUT_SLACK` steps) of the widest vector env the context built, the larger."""
+    return max(budget // 20, ROLLOUT_SLACK * largest_batch)
+
+
+def validity(trained: dict[str, Any], budget: int) -> list[str]:
+    """Why a trained run is outside the protocol (none: valid): nothing counted (the algorithm trained
+    on environments of its own), more counted steps than the budget and its :func:`slack`, or a
+    checkpoint reported at more timesteps than were counted when it was called."""
+    counted, allowed = trained["counted_steps"], slack(budget, trained["largest_batch"])
+    reasons = []
+    if counted == 0:
+        reasons.append(
+            "no timestep was counted: the algorithm did not step the context's environments (its own "
+            "environments are outside the protocol)"
+        )
+    if counted > budget + allowed:
+        reasons.append(f"counted {counted:,} timesteps, over the budget of {budget:,} and its slack of {allowed:,}")
+    ahead = [entry for entry in trained["checkpoints"] if entry["timesteps"] > entry["counted"]]
+    if ahead:
+        first = ahead[0]
+        others = f" (and {len(ahead) - 1} more)" if len(ahead) > 1 else ""
+        reasons.append(
+            f"a checkpoint was reported at {first['timesteps']:,} timesteps when {first['counted']:,} had been "
+            f"counted{others}"
+        )
+    return reasons
 
 
 def run_one(
-    task_name: str, algorithm_spec: str, seed: int, results: str, fraction: float = 1.0, threads: int = 1
+    task_name: str,
+    algorithm_spec: str,
+    seed: int,
+    results: str,
+    fraction: float = 1.0,
+    threads: int = 1,
+    name: str | None = None,
 ) -> dict[str, Any]:
-    """Train ``algorithm_spec`` on the task with ``seed`` and write the result file; returns it.
-    ``threads``: torch's, OpenMP's and Numba's (one: runs go side by side, one per core)."""
-    from agents.bench.algorithms import TaskContext, as_agent, load_algorithm, make_opponents
-
-    set_threads(threads)
+    """Train ``algorithm_spec`` on the task with ``seed`` at ``fraction`` of its budget, evaluate it on
+    fresh test deals, and write the result file and the policy beside it; returns the result.
+    ``threads``: torch's, OpenMP's and Numba's in the training process (one: runs go side by side,
+    one per core). ``name``: the algorithm's results name when the caller has it (:func:`result_name`)."""
     task = get_task(task_name)
-    name = schema.check_name(result_name(algorithm_spec))
-    algorithm = load_algorithm(algorithm_spec)
-    points = task.points(fraction)
-    point_deals, final_deals = task.scaled_deals(fraction)
+    fraction = task.check_fraction(fraction)
+    if not 0 <= seed < MAX_TRAINING_SEED:
+        raise ValueError(f"training seeds are 0..{MAX_TRAINING_SEED - 1}, got {seed}")
+    name = schema.check_name(name if name is not None else result_name(algorithm_spec))
+    path = result_path(Path(results), task, name, seed, fraction)
+    label = f"{task.name} {name} seed {seed}" + (f" at fraction {fraction!r}" if fraction != 1.0 else "")
+    budget, (point_deals, final_deals) = task.scaled_budget(fraction), task.scaled_deals(fraction)
     start = time.perf_counter()
-    curve: list[dict[str, Any]] = []
-
-    def checkpoint(timesteps: int, policy: Any) -> None:
-        if not int(timesteps) >= 0:
-            raise ValueError(f"checkpoint at {timesteps} timesteps: a checkpoint is at 0 timesteps or more")
-        curve.append({"timesteps": int(timesteps), **evaluate(task, as_agent(policy, task), point_deals)})
-
-    with tempfile.TemporaryDirectory(prefix="trash-bench-") as work:
-        context = TaskContext(task, seed, task.scaled_budget(fraction), points, Path(work), make_opponents(task))
-        policy = algorithm.train(context, checkpoint)
-        final = {**evaluate(task, as_agent(policy, task), final_deals), "deals": final_deals}
-    result = {
-        "format": RESULT_FORMAT,
-        "task": task.name,
-        "task_version": task.version,
-        "algorithm": name,
-        "seed": seed,
-        "budget": task.scaled_budget(fraction),
-        "budget_fraction": fraction,
-        "curve": sorted(curve, key=lambda point: point["timesteps"]),
-        "final": final,
-        "reference": task.reference_scores,
-        "evaluation": {
-            "opponent": task.reference,
-            "deals": point_deals,
-            "final_deals": final_deals,
-            "seed": task.eval_seed,
-        },
-        "wall_seconds": round(time.perf_counter() - start, 1),
-        "package_version": package_version(),
-        "complete": True,
-    }
-    path = result_path(Path(results), task, name, seed)
-    schema.check(result, path)  # what every reader checks: never a file they would refuse
-    write_json(path, result)
+    with tempfile.TemporaryDirectory(prefix="trash-bench-") as temp_name:
+        temp = Path(temp_name)
+        (temp / "work").mkdir()
+        job = {
+            "task": task.name,
+            "algorithm_spec": algorithm_spec,
+            "name": name,
+            "seed": seed,
+            "fraction": fraction,
+            "threads": threads,
+            "work_dir": str(temp / "work"),
+            "artifact_stem": str(temp / POLICY),
+            "sys_path": _importable(),
+            "output": str(temp / "trained.json"),
+        }
+        trained = _child("train", job, temp, label)
+        reasons = validity(trained, budget)
+        test_seed = draw_test_seed()  # now, after training: nothing there could know it
+        artifact = Path(trained["artifact"])
+        job = {"task": task.name, "artifact": str(artifact), "seed": test_seed, "deals": final_deals}
+        evaluated = _child("evaluate", {**job, "output": str(temp / "evaluated.json")}, temp, label)
+        final = evaluated["final"]
+        result = {
+            "format": RESULT_FORMAT,
+            "task": task.name,
+            "task_version": task.version,
+            "algorithm": name,
+            "seed": seed,
+            "budget": budget,
+            "budget_fraction": fraction,
+            "curve": sorted(trained["curve"], key=lambda point: point["timesteps"]),
+            "final": final,
+            "reference": final["anchors"],
+            "evaluation": {
+                "opponent": task.reference,
+                "deals": point_deals,
+                "final_deals": final_deals,
+                "seed": task.validation_seed,
+            },
+            "wall_seconds": round(time.perf_counter() - start, 1),
+            "package_version": package_version(),
+            "complete": True,
+            "protocol": PROTOCOL_VERSION,
+            "algorithm_spec": algorithm_spec,
+            "valid": not reasons,
+            "invalid_reasons": reasons,
+            "counted_steps": trained["counted_steps"],
+            "validation": trained["validation"],
+            "heldout": evaluated["heldout"],
+            "artifact": schema.artifact_location(path, artifact.suffix).name,
+            "provenance": trained["provenance"],
+        }
+        schema.check(result, path)  # what every reader checks: never a file they would refuse
+        _place_artifact(artifact, schema.artifact_location(path, artifact.suffix))
+        write_json(path, result)
     return result
+
+
+def _place_artifact(source: Path, target: Path) -> None:
+    """The policy beside its result file (atomically), and no other artifact of a run it replaces."""
+    for suffix in schema.ARTIFACT_SUFFIXES:
+        other = schema.artifact_location(target.with_name(target.name.split(".", 1)[0] + ".json"), suffix)
+        if other != target:
+            other.unlink(missing_ok=True)
+    with atomic_path(target) as partial:
+        shutil.copyfile(source, partial)
 
 
 def _ray_run_one(*job: Any) -> dict[str, Any]:
@@ -134,39 +435,120 @@ def _ray_run_one(*job: Any) -> dict[str, Any]:
     return run_one(*job)
 
 
+# ---------------------------------------------------------------------- re-evaluation
+
+
+RESULT_FILE = re.compile(r"seed_-?\d+\.json")
+
+
+def reevaluate(
+    target: Path, task_name: str | None = None, seed: int | None = None, deals: int | None = None
+) -> dict[str, Any]:
+    """Evaluate a saved policy again, without retraining (``trash-bench evaluate``): ``target`` is a
+    result file (its policy, task, test seed and deals, each overridable) or a policy artifact (with
+    ``task_name``; a fresh test seed unless ``seed``; the task's final deals unless ``deals``).
+    Returns ``{"task", "artifact", "seed", "deals", "final", "heldout", "stored"}``, ``stored`` being
+    the result file's own final and held-out scores when evaluated on its seed and deals (else None),
+    which they reproduce exactly on the same machine and versions. One-line ValueErrors for bad input."""
+    from agents.bench.artifacts import load_artifact
+
+    target = Path(target)
+    if not target.exists():
+        raise ValueError(f"{target} does not exist")
+    stored = None
+    if RESULT_FILE.fullmatch(target.name):
+        result = schema.read(target)
+        if result.format < 2 or result.artifact is None:
+            raise ValueError(f"{target}: a format-{result.format} result keeps no policy: nothing to re-evaluate")
+        task = get_task(result.task)
+        if task_name is not None and task_name != task.name:
+            raise ValueError(f"--task {task_name}, but {target} is a run of {task.name}")
+        if result.task_version != task.version:
+            raise ValueError(
+                f"{target} is a run of {task.name} v{result.task_version}; this version has v{task.version}"
+            )
+        artifact = target.with_name(result.artifact)
+        if not artifact.is_file():
+            raise ValueError(f"{target}: its policy {artifact.name} is not beside it")
+        seed = result.final.seed if seed is None else seed
+        deals = result.final.deals if deals is None else deals
+        if (seed, deals) == (result.final.seed, result.final.deals):
+            data = result.to_json()
+            stored = json.loads(json.dumps({"final": data["final"], "heldout": data["heldout"]}))
+    else:
+        if task_name is None:
+            raise ValueError(f"{target}: give --task: a policy file does not say which task it is evaluated on")
+        task, artifact = get_task(task_name), target
+        seed = draw_test_seed() if seed is None else seed
+        deals = task.final_deals if deals is None else deals
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 2:
+        raise ValueError(f"--deals must be at least 2, got {deals}")
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"--seed must be 0 or more and below 2**64, got {seed}")
+    agent = load_artifact(artifact, task)
+    evaluated = json.loads(json.dumps(final_evaluation(task, agent, seed, deals)))  # as a file holds it
+    return {"task": task.name, "artifact": str(artifact), "seed": seed, "deals": deals, **evaluated, "stored": stored}
+
+
+# ---------------------------------------------------------------------- sweeps
+
+
 class Plan(NamedTuple):
-    """A sweep's runs: those to do, those finished (their files are good and of the task's current
-    version), and the bad result files of the folder (one line each) when asked to skip them."""
+    """A sweep's runs: those to do, those finished (a good result file of exactly their identity),
+    the bad result files of the folder (one line each) when asked to skip them, and the good files of
+    another identity at a run's path (another task version or protocol), which that run replaces."""
 
     todo: list[tuple[Task, int]]
     done: list[tuple[Task, int]]
     skipped: list[str]
+    replaced: list[str]
+
+
+def identity(task: Task, algorithm: str, seed: int, fraction: float) -> tuple[str, int, str, int, float, int]:
+    """The identity of a run this version would make (:attr:`agents.bench.results.Result.identity`)."""
+    return (task.name, task.version, algorithm, seed, float(fraction), PROTOCOL_VERSION)
 
 
 def plan(
-    tasks: Sequence[Task], algorithm: str, seeds: Sequence[int], results: Path, skip_bad_results: bool = False
+    tasks: Sequence[Task],
+    algorithm: str,
+    seeds: Sequence[int],
+    results: Path,
+    skip_bad_results: bool = False,
+    fraction: float = 1.0,
+    name: str | None = None,
 ) -> Plan:
-    """The (task, seed) runs to do and those already finished. Every result file of the folder is
-    checked first: a bad one is a :class:`agents.bench.results.BadResultsError` naming each, unless
+    """The (task, seed) runs to do at ``fraction`` and those already finished: exactly those whose
+    result file has the run's identity (:func:`identity`). Every result file of the folder is checked
+    first: a bad one is a :class:`agents.bench.results.BadResultsError` naming each, unless
     ``skip_bad_results``: then they are listed in ``skipped``, and a run whose file is bad is neither
-    done nor to do (its file is left as it is, never overwritten)."""
+    done nor to do (its file is left as it is, never overwritten). Good files of other fractions,
+    versions or algorithms are no reason to refuse anything."""
     for seed in seeds:
         if not 0 <= seed < MAX_TRAINING_SEED:
             raise ValueError(f"training seeds are 0..{MAX_TRAINING_SEED - 1}, got {seed}")
-    name = schema.check_name(result_name(algorithm))
+    for task in tasks:
+        task.check_fraction(fraction)
+    name = schema.check_name(name if name is not None else result_name(algorithm))
     good, bad = scan(results)
     if bad and not skip_bad_results:
         raise schema.BadResultsError(results, list(bad.values()))
-    todo, done = [], []
+    todo, done, replaced = [], [], []
     for task in tasks:
         for seed in seeds:
-            path = result_path(results, task, name, seed)
+            path = result_path(results, task, name, seed, fraction)
             if path in bad:
                 continue
             existing = good.get(path)
-            finished = existing is not None and existing.task_version == task.version
+            finished = existing is not None and existing.identity == identity(task, name, seed, fraction)
             (done if finished else todo).append((task, seed))
-    return Plan(todo, done, list(bad.values()))
+            if existing is not None and not finished:
+                was = f"v{existing.task_version}, protocol v{existing.protocol_version}"
+                replaced.append(
+                    f"{path}: a run of {existing.task} {was}, is replaced by one of v{task.version}, "
+                    f"protocol v{PROTOCOL_VERSION}"
+                )
+    return Plan(todo, done, list(bad.values()), replaced)
 
 
 def sweep(
@@ -183,11 +565,12 @@ def sweep(
     skip_bad_results: bool = False,
 ) -> list[dict[str, Any]]:
     """Every (task, seed) run not finished yet, ``workers`` at a time in worker processes (or as Ray
-    tasks), each with ``threads`` threads; finished runs are skipped, so a stopped sweep resumes where
-    it stopped. A folder with bad result files is refused, or with ``skip_bad_results`` they are left
-    alone (:func:`plan`)."""
-    todo = plan(tasks, algorithm, seeds, results, skip_bad_results).todo
-    jobs = [(task.name, algorithm, seed, str(results), fraction, threads) for task, seed in todo]
+    tasks), each training with ``threads`` threads; finished runs are skipped, so a stopped sweep
+    resumes where it stopped. A folder with bad result files is refused, or with ``skip_bad_results``
+    they are left alone (:func:`plan`)."""
+    name = result_name(algorithm)
+    todo = plan(tasks, algorithm, seeds, results, skip_bad_results, fraction, name).todo
+    jobs = [(task.name, algorithm, seed, str(results), fraction, threads, name) for task, seed in todo]
     finished: list[dict[str, Any]] = []
 
     def record(result: dict[str, Any]) -> None:
@@ -226,24 +609,30 @@ def sweep(
         processes = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
         pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
-            process.terminate()
+            process.terminate()  # its training child dies with it (the parent-death signal)
         raise
     pool.shutdown()
     return finished
 
 
+def _in_place(parts: tuple[str, ...]) -> bool:
+    """``TASK/ALGORITHM/seed_N.json`` or ``TASK/ALGORITHM/fraction_F/seed_N.json``."""
+    return len(parts) == 3 or (len(parts) == 4 and parts[2].startswith("fraction_"))
+
+
 def scan(results: Path) -> tuple[dict[Path, schema.Result], dict[Path, str]]:
     """Every result file under ``results`` (``seed_*.json``; never a file still being written, whose
-    name has ``.partial``), checked: the good ones, and for each bad one a line naming it and what is
-    wrong (one at another place than ``RESULTS/TASK/ALGORITHM/seed_N.json`` included)."""
+    name has ``.partial``, nor a policy artifact, ``seed_N.policy.json``), checked: the good ones, and
+    for each bad one a line naming it and what is wrong (one at another place than :data:`LAYOUT`
+    included)."""
     root = Path(results)
     good: dict[Path, schema.Result] = {}
     bad: dict[Path, str] = {}
     for path in sorted(root.rglob("seed_*.json")):
-        if PARTIAL_MARK in path.name:
+        if PARTIAL_MARK in path.name or schema.ARTIFACT_MARK in path.name:
             continue
         try:
-            if len(path.relative_to(root).parts) != 3:
+            if not _in_place(path.relative_to(root).parts):
                 raise ValueError(f"{path}: not where a result file goes ({LAYOUT})")
             good[path] = schema.read(path)
         except ValueError as error:

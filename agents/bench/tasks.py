@@ -6,39 +6,78 @@ Each :class:`Task` fixes everything a benchmark number depends on:
 - the game and its rules configuration (a preset of R11 with overrides, or Help Your Neighbor, R12);
 - the learner's seat (drawn per episode) and its opponents during training: baselines, or
   self-play only (the learner's own frozen snapshots);
-- the training budget in timesteps (learner decisions);
-- the evaluation: the opponent (the task's reference agent), the duplicate deals at each
-  evaluation point and at the end, the points along the budget, and an evaluation seed that no
-  training seed can equal (training seeds are below ``MAX_TRAINING_SEED``);
-- the **normalised score**: the policy's score difference per deal against the evaluation opponent,
-  rescaled so that 0 is what ``random`` scores there and 1 what the reference agent scores (itself
-  against itself: 0, by symmetry of duplicate deals) on the same evaluation deals. The two anchor
-  scores are stored with the task (``reference_scores``); ``trash-bench references`` recomputes them.
+- the training budget in timesteps (learner decisions), counted by the environments the algorithm
+  is given (:mod:`agents.bench.algorithms`);
+- the evaluation (protocol v2, :data:`PROTOCOL_VERSION`): against the task's reference agent, and
+  against its **held-out opponents** (``heldout``: baselines never used in training), on duplicate
+  deals. Two sets of deals:
+
+  - **validation deals**, the first deals of :data:`VALIDATION_SEED` (never a training seed:
+    those are below :data:`MAX_TRAINING_SEED`): the learning curve at the task's points, and what a
+    plugin may use for model selection (``context.validate``);
+  - **test deals**, from a seed drawn at random in ``[TEST_SEEDS)`` by the runner after training,
+    in a fresh process that only loads the saved policy: the final score. Nothing in training can
+    know that seed (it does not exist yet), so no plugin can tune itself to the final deals.
+
+- the **normalised score**: the policy's score difference per deal against an opponent, rescaled so
+  that 0 is what ``random`` scores against that opponent and 1 what the reference agent scores
+  (against itself: 0, by the symmetry of duplicate deals), both measured on **the very deals the
+  policy was measured on** (the runner measures them with every score and stores them beside it).
+  The stored anchors (``references.json``, written by ``trash-bench references``) are those of the
+  first ``final_deals`` validation deals, with the baselines' scores there: the report's baseline
+  columns.
 
 A task's ``version`` changes whenever anything above changes, so results of different versions are
-never compared.
+never compared; protocol v2 made every task version 2. A run's **budget fraction**
+(``--budget-fraction``) scales the budget, the evaluation points and the deals (:meth:`Task.points`,
+:meth:`Task.scaled_deals`); the smallest a task allows (:attr:`Task.min_fraction`) leaves a budget
+of :func:`minimum_budget` timesteps, in which every built-in algorithm still learns.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agents.registry import DEFAULT_BASELINES
 
+PROTOCOL_VERSION = 2  # what a run is measured by (results record it): v2 has the held-out test
 MAX_TRAINING_SEED = 1_000_000  # training seeds are 0 .. MAX_TRAINING_SEED - 1
-EVAL_SEED = 1_000_003  # the seed of every task's evaluation deals: never a training seed
+VALIDATION_SEED = 1_000_003  # the seed of every task's validation deals (the curve): never a training seed
+# The final's seed is drawn in [low, high) after training: never a training or validation seed, and an
+# integer every JSON reader holds exactly (below 2**53: 53 bits of the system's randomness).
+TEST_SEEDS = (2**32, 2**53)
+MIN_POINT_DEALS = 10  # validation deals at each point at least, whatever the fraction (anchors on them)
+MIN_FINAL_DEALS = 50  # test deals of the final at least, whatever the fraction
+MIN_ROLLOUT_STEPS = 16  # steps per env of the shortest rollout a built-in uses (A2C's) at any fraction
 SELF_PLAY = "self-play"
 REFERENCES = Path(__file__).with_name("references.json")
+HELDOUT: dict[str, tuple[str, ...]] = {"trash": ("counter",), "help_your_neighbor": ("roller",)}
+"""Per game, the held-out evaluation opponents: baselines no task trains against (``counter``
+counts the cards seen; ``roller`` is the Help Your Neighbor heuristic that always rolls again)."""
 
 
 @functools.cache
 def load_references() -> dict[str, dict[str, Any]]:
     """The stored reference scores of every task (package data, written by ``trash-bench references``)."""
     return json.loads(REFERENCES.read_text()) if REFERENCES.is_file() else {}
+
+
+def minimum_budget() -> int:
+    """The smallest scaled budget a run may have: every built-in on-policy algorithm then still
+    collects rollouts of :data:`MIN_ROLLOUT_STEPS` steps per env (A2C's own length, the shortest any
+    built-in uses at the full budget) :data:`~agents.bench.settings.UPDATES_AT_LEAST` times over,
+    so every evaluation point is a distinct timestep at least one rollout after the one before, and
+    the off-policy ones start learning before a quarter of it (512 timesteps with the built-in
+    settings)."""
+    from agents.bench.settings import ON_POLICY, SETTINGS, UPDATES_AT_LEAST
+
+    widest = max(settings["n_envs"] for settings in SETTINGS.values() if settings["algo"] in ON_POLICY)
+    return UPDATES_AT_LEAST * widest * MIN_ROLLOUT_STEPS
 
 
 @dataclass(frozen=True)
@@ -54,10 +93,11 @@ class Task:
     opponents: tuple[str, ...]  # training opponents, or (SELF_PLAY,)
     budget: int  # training timesteps (learner decisions)
     reference: str  # the reference agent, also the evaluation opponent
+    heldout: tuple[str, ...] = ()  # held-out evaluation opponents: never trained against
     eval_points: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)  # fractions of the budget
-    eval_deals: int = 500  # duplicate deals at each evaluation point
-    final_deals: int = 2000  # duplicate deals of the final evaluation
-    eval_seed: int = EVAL_SEED
+    eval_deals: int = 500  # validation deals at each evaluation point
+    final_deals: int = 2000  # test deals of the final evaluation
+    validation_seed: int = VALIDATION_SEED
 
     @property
     def self_play(self) -> bool:
@@ -89,35 +129,76 @@ class Task:
         return max(1, round(self.budget * fraction))
 
     def scaled_deals(self, fraction: float = 1.0) -> tuple[int, int]:
-        """(deals at each point, deals at the end), scaled down with the budget (at least 2)."""
-        return max(2, round(self.eval_deals * fraction)), max(2, round(self.final_deals * fraction))
+        """(validation deals at each point, test deals at the end), scaled down with the budget, at
+        least :data:`MIN_POINT_DEALS` and :data:`MIN_FINAL_DEALS`: enough that ``random``'s score and
+        the reference agent's, measured on the same few deals, stay apart."""
+        return (
+            max(MIN_POINT_DEALS, round(self.eval_deals * fraction)),
+            max(MIN_FINAL_DEALS, round(self.final_deals * fraction)),
+        )
 
     @property
-    def reference_scores(self) -> dict[str, float]:
-        """``random``'s and the reference agent's scores against the evaluation opponent on the final
-        evaluation deals (``task_references.json``, written by ``trash-bench references``)."""
+    def min_fraction(self) -> float:
+        """The smallest ``--budget-fraction`` this task allows: the one that leaves
+        :func:`minimum_budget` timesteps, rounded up to three significant digits (0.00512 for a
+        budget of 100,000; 0.00342 for 150,000)."""
+        exact = minimum_budget() / self.budget
+        scale = 10.0 ** (2 - math.floor(math.log10(exact)))
+        return math.ceil(exact * scale - 1e-9) / scale
+
+    def check_fraction(self, fraction: float) -> float:
+        """``fraction`` if a run of this task may be scaled by it; a one-line ValueError otherwise."""
+        if not (isinstance(fraction, (int, float)) and math.isfinite(fraction) and 0 < fraction <= 1):
+            raise ValueError(f"--budget-fraction must be in (0, 1], got {fraction}")
+        if fraction < self.min_fraction - 1e-12:
+            raise ValueError(
+                f"--budget-fraction {fraction} is below {self.name}'s smallest, {self.min_fraction:g} (a budget "
+                f"of at least {minimum_budget()} of its {self.budget:,} timesteps, the least in which every built-in "
+                "algorithm still learns)"
+            )
+        return float(fraction)
+
+    def _stored(self) -> dict[str, Any]:
         stored = load_references().get(self.name)
         if stored is None or stored.get("version") != self.version:
             raise ValueError(
                 f"task {self.name} v{self.version} has no stored reference scores: run trash-bench references"
             )
+        return stored
+
+    @property
+    def reference_scores(self) -> dict[str, float]:
+        """``random``'s and the reference agent's scores against the evaluation opponent on the first
+        ``final_deals`` validation deals (``references.json``, written by ``trash-bench references``)."""
+        stored = self._stored()
         return {"random": stored["random"], "reference": stored["reference"]}
 
-    def normalize(self, score: float) -> float:
-        """0 = ``random``'s score against the evaluation opponent, 1 = the reference agent's."""
-        references = self.reference_scores
+    def heldout_reference_scores(self, opponent: str) -> dict[str, float]:
+        """``random``'s and the reference agent's scores against the held-out ``opponent``, on the same
+        stored validation deals."""
+        stored = self._stored().get("heldout", {}).get(opponent)
+        if stored is None:
+            raise ValueError(f"task {self.name} v{self.version} has no stored scores against {opponent!r}")
+        return {"random": stored["random"], "reference": stored["reference"]}
+
+    def normalize(self, score: float, opponent: str | None = None) -> float:
+        """A score against the evaluation opponent (or the held-out ``opponent``), normalised with the
+        stored anchors: 0 = ``random``'s score there, 1 = the reference agent's. (A run's own scores
+        are normalised with the anchors measured on its deals, stored in its result file.)"""
+        references = self.reference_scores if opponent is None else self.heldout_reference_scores(opponent)
         low, high = references["random"], references["reference"]
         return (score - low) / (high - low)
 
 
-# The tasks that train against baselines train against DEFAULT_BASELINES: a change of those changes
-# these tasks, so bump their versions (and recompute their references) with it.
+# The tasks that train against baselines train against DEFAULT_BASELINES, and every task is evaluated
+# against its game's HELDOUT opponents beside its reference: a change of those changes these tasks, so
+# bump their versions (and recompute their references) with it.
 TASKS: dict[str, Task] = {
     task.name: task
     for task in (
         Task(
             "trash-standard-2p",
-            1,
+            2,
             "the standard game, two players, single hands: the easy case every masked learner reaches",
             "trash",
             "standard",
@@ -125,10 +206,11 @@ TASKS: dict[str, Task] = {
             DEFAULT_BASELINES["trash"],
             100_000,
             "greedy",
+            HELDOUT["trash"],
         ),
         Task(
             "trash-standard-4p",
-            1,
+            2,
             "four players: the learner's seat and three opponents' moves between its choices",
             "trash",
             "standard",
@@ -136,10 +218,11 @@ TASKS: dict[str, Task] = {
             DEFAULT_BASELINES["trash"],
             150_000,
             "greedy",
+            HELDOUT["trash"],
         ),
         Task(
             "trash-standard-6p",
-            1,
+            2,
             "six players and three decks: a long wait between choices and more cards unaccounted for",
             "trash",
             "standard",
@@ -147,10 +230,11 @@ TASKS: dict[str, Task] = {
             DEFAULT_BASELINES["trash"],
             150_000,
             "greedy",
+            HELDOUT["trash"],
         ),
         Task(
             "trash-pagat-2p",
-            1,
+            2,
             "Jacks wild, any discard may be taken, no final round (R11 pagat): more real choices per hand",
             "trash",
             "pagat",
@@ -158,10 +242,11 @@ TASKS: dict[str, Task] = {
             DEFAULT_BASELINES["trash"],
             100_000,
             "greedy",
+            HELDOUT["trash"],
         ),
         Task(
             "trash-jokers-3p",
-            1,
+            2,
             "three players with Jokers (R6): more wild cards, so more choices of where to put them",
             "trash",
             "jokers",
@@ -169,10 +254,11 @@ TASKS: dict[str, Task] = {
             DEFAULT_BASELINES["trash"],
             150_000,
             "greedy",
+            HELDOUT["trash"],
         ),
         Task(
             "trash-standard-2p-match",
-            1,
+            2,
             "matches (R9): one reward after several hands and hundreds of decisions",
             "trash",
             "standard",
@@ -180,10 +266,11 @@ TASKS: dict[str, Task] = {
             DEFAULT_BASELINES["trash"],
             200_000,
             "greedy",
+            HELDOUT["trash"],
         ),
         Task(
             "trash-pagat-4p-match",
-            1,
+            2,
             "pagat matches with four players: one reward after thousands of decisions, the hardest credit assignment",
             "trash",
             "pagat",
@@ -191,10 +278,11 @@ TASKS: dict[str, Task] = {
             DEFAULT_BASELINES["trash"],
             200_000,
             "greedy",
+            HELDOUT["trash"],
         ),
         Task(
             "trash-pagat-2p-match",
-            1,
+            2,
             "pagat matches, two players: the per-hand edges of pagat's extra choices, compounded over a match (R9)",
             "trash",
             "pagat",
@@ -202,10 +290,11 @@ TASKS: dict[str, Task] = {
             DEFAULT_BASELINES["trash"],
             200_000,
             "greedy",
+            HELDOUT["trash"],
         ),
         Task(
             "trash-standard-2p-selfplay",
-            1,
+            2,
             "self-play only: trained against its own snapshots, never a baseline, evaluated against greedy",
             "trash",
             "standard",
@@ -213,10 +302,11 @@ TASKS: dict[str, Task] = {
             (SELF_PLAY,),
             100_000,
             "greedy",
+            HELDOUT["trash"],
         ),
         Task(
             "hyn-2p",
-            1,
+            2,
             "Help Your Neighbor, two players: the solved game, so the reference is the optimum itself",
             "help_your_neighbor",
             "standard",
@@ -224,10 +314,11 @@ TASKS: dict[str, Task] = {
             DEFAULT_BASELINES["help_your_neighbor"],
             150_000,
             "optimal",
+            HELDOUT["help_your_neighbor"],
         ),
         Task(
             "hyn-2p-selfplay",
-            1,
+            2,
             "self-play on the solved game: does training against itself find the optimum without a teacher?",
             "help_your_neighbor",
             "standard",
@@ -235,10 +326,11 @@ TASKS: dict[str, Task] = {
             (SELF_PLAY,),
             150_000,
             "optimal",
+            HELDOUT["help_your_neighbor"],
         ),
         Task(
             "hyn-4p",
-            1,
+            2,
             "Help Your Neighbor, four players: the privilege passes the dice around, against the heuristic",
             "help_your_neighbor",
             "standard",
@@ -246,6 +338,7 @@ TASKS: dict[str, Task] = {
             DEFAULT_BASELINES["help_your_neighbor"],
             150_000,
             "heuristic",
+            HELDOUT["help_your_neighbor"],
         ),
     )
 }

@@ -5,15 +5,20 @@
     trash-bench run --algorithm my_module:MyAlgorithm --tasks hyn-2p --seeds 3 --results runs/bench
     trash-bench run ... --ray [ADDRESS]                        # the runs as Ray tasks (local or a cluster)
     trash-bench run ... --budget-fraction 0.01                 # smoke test: every budget and evaluation scaled
+    trash-bench evaluate RESULT_OR_POLICY [--task T] [--seed S] [--deals D]   # a kept policy, re-evaluated
     trash-bench report docs/results [--out DIR] [--readme docs/suite.md --readme README.md]
     trash-bench references [--tasks ...]                       # recompute the stored reference scores
 
-``run`` skips runs whose result file exists (a stopped sweep resumes) and prints each finished run.
-Ctrl-C stops the sweep at once: finished runs are kept, the runs under way start again next time.
-Bad arguments get one line and exit status 2. So do bad result files (:mod:`agents.bench.results`):
-``report`` and ``run`` read every result file of the folder first and, if any is bad, print a line
-for each, naming it and what is wrong, and stop before writing anything (``run --skip-bad-results``
-instead leaves each bad file as it is, warns, and runs the rest).
+``run`` skips the runs whose result file has exactly their identity (task, task version, algorithm,
+seed, budget fraction, protocol: a stopped sweep resumes) and prints each finished run. Ctrl-C
+stops the sweep at once, its training processes too: finished runs are kept, the runs under way
+start again next time. Bad arguments get one line and exit status 2. So do bad result files
+(:mod:`agents.bench.results`): ``report`` and ``run`` read every result file of the folder first and,
+if any is bad, print a line for each, naming it and what is wrong, and stop before writing anything
+(``run --skip-bad-results`` instead leaves each bad file as it is, warns, and runs the rest).
+``evaluate`` scores a run's kept policy again (:func:`agents.bench.runner.reevaluate`): given a
+result file, on its own test deals unless told otherwise, saying whether it reproduces the stored
+final score.
 """
 
 from __future__ import annotations
@@ -21,10 +26,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from agents.arguments import ArgumentParser, at_least, fail, one_line, program_name
 from agents.bench.results import BadResultsError
-from agents.bench.tasks import REFERENCES, TASKS, load_references, select_tasks
+from agents.bench.tasks import PROTOCOL_VERSION, REFERENCES, TASKS, load_references, select_tasks
 from agents.registry import SCORED_BASELINES
 from trash_env.files import check_output_path, write_json
 
@@ -67,6 +73,24 @@ def build_parser() -> ArgumentParser:
         help="run even if the results folder holds bad result files: warn about each, leave it as it is "
         "(never overwritten) and do not run its run (default: refuse, naming them)",
     )
+    evaluate = commands.add_parser(
+        "evaluate", help="evaluate a run's kept policy again (or a policy file) on test deals, without retraining"
+    )
+    evaluate.add_argument(
+        "target",
+        type=Path,
+        metavar="RESULT_OR_POLICY",
+        help="a result file (seed_N.json: its policy, task, test seed and deals) or a policy file "
+        "(seed_N.policy.zip/.npz/.json, with --task)",
+    )
+    evaluate.add_argument("--task", default=None, help="the task (needed for a policy file)")
+    evaluate.add_argument(
+        "--seed", type=int, default=None, help="the test seed (default: the result's, or a fresh one for a policy)"
+    )
+    evaluate.add_argument(
+        "--deals", type=int, default=None, help="test deals (default: the result's, or the task's final deals)"
+    )
+    evaluate.add_argument("--json", action="store_true", help="print the scores as JSON")
     report = commands.add_parser("report", help="tables, plots and a JSON leaderboard from a results folder")
     report.add_argument("results", type=Path)
     report.add_argument("--out", type=Path, default=None, help="where to write (default: the results folder)")
@@ -78,6 +102,12 @@ def build_parser() -> ArgumentParser:
         help="splice the tables into this Markdown file's markers (repeatable)",
     )
     report.add_argument("--no-plots", action="store_true")
+    report.add_argument(
+        "--separate",
+        action="store_true",
+        help="report each protocol, task version and budget fraction as its own section "
+        "(default: refuse a folder mixing them)",
+    )
     references = commands.add_parser("references", help="recompute the tasks' stored reference scores")
     references.add_argument("--tasks", nargs="+", default=["all"])
     return parser
@@ -88,7 +118,8 @@ def list_tasks() -> None:
     from rich.table import Table
 
     table = Table(title="trash-bench tasks")
-    for column in ("task", "v", "game", "rules", "trained against", "budget", "reference", "tests"):
+    columns = ("task", "v", "game", "rules", "trained against", "budget", "reference", "held out", "min fraction")
+    for column in (*columns, "tests"):
         table.add_column(column)
     for task in TASKS.values():
         table.add_row(
@@ -99,45 +130,57 @@ def list_tasks() -> None:
             " ".join(task.opponents),
             f"{task.budget:,}",
             task.reference,
+            " ".join(task.heldout),
+            f"{task.min_fraction:g}",
             task.tests,
         )
     Console(width=None if sys.stdout.isatty() else 200).print(table)
 
 
-def compute_references(names: list[str]) -> None:
-    """Each task's reference scores: random's, the reference agent's and the other baselines' score
-    difference per deal against the evaluation opponent on the final evaluation deals."""
+def baseline_scores(task: Any, baselines: list[str], opponent: str, workers: int) -> dict[str, float]:
+    """Each baseline's score difference per deal against ``opponent`` on the task's first ``final_deals``
+    validation deals (rounded to 6 decimals)."""
     from agents.evaluation.duplicate import run_pairings
     from agents.evaluation.stats import pair_summaries
 
+    pairs = [(baseline, opponent) for baseline in baselines]
+    played = run_pairings(task.config(), pairs, task.final_deals, seed=task.validation_seed, workers=workers)
+    return {summary.first: round(summary.score_difference.mean, 6) for summary in pair_summaries(played)}
+
+
+def compute_references(names: list[str], workers: int = 2) -> None:
+    """Each task's stored reference scores (protocol v2), on its first ``final_deals`` validation deals:
+    every scored baseline's score difference per deal against the evaluation opponent (``random``'s
+    and the reference agent's are the anchors: ``random``, ``reference``), and the same against each
+    held-out opponent (``heldout``). The report's baseline columns; runs measure their own anchors on
+    their own deals. Written after each task, so a stopped command keeps what it measured."""
     stored = dict(load_references())
     for task in select_tasks(names):
-        config = task.config()
-        scores = {}
-        for baseline in SCORED_BASELINES[task.game]:
-            if baseline == "optimal" and task.num_players != 2:
-                continue
-            results = run_pairings(
-                config, [(baseline, task.reference)], task.final_deals, seed=task.eval_seed, workers=2
-            )
-            scores[baseline] = round(pair_summaries(results)[0].score_difference.mean, 6)
+        baselines = [b for b in SCORED_BASELINES[task.game] if b != "optimal" or task.num_players == 2]
+        baselines += [] if task.reference in baselines else [task.reference]
+        scores = baseline_scores(task, baselines, task.reference, workers)
+        heldout = {}
+        for opponent in task.heldout:
+            versus = baseline_scores(task, baselines, opponent, workers)
+            heldout[opponent] = {"random": versus["random"], "reference": versus[task.reference], "baselines": versus}
         stored[task.name] = {
             "version": task.version,
+            "protocol": PROTOCOL_VERSION,
             "random": scores["random"],
             "reference": scores[task.reference],
             "baselines": scores,
+            "heldout": heldout,
             "deals": task.final_deals,
-            "seed": task.eval_seed,
+            "seed": task.validation_seed,
         }
-        print(f"{task.name}: {scores}", flush=True)
+        print(f"{task.name}: {scores}; held out: {heldout}", flush=True)
         write_json(REFERENCES, dict(sorted(stored.items())))
-    load_references.cache_clear()
+        load_references.cache_clear()
 
 
 def run_command(args) -> int:
     from rich.console import Console
 
-    from agents.bench.algorithms import load_algorithm
     from agents.bench.results import check_name
     from agents.bench.runner import plan, result_name, sweep
 
@@ -146,28 +189,32 @@ def run_command(args) -> int:
     at_least("--first-seed", args.first_seed, 0)
     at_least("--workers", args.workers, 1)
     at_least("--threads", args.threads, 1)
-    if not 0 < args.budget_fraction <= 1:
-        raise ValueError(f"--budget-fraction must be in (0, 1], got {args.budget_fraction}")
+    for task in tasks:  # (0, 1], and no smaller than the task allows
+        task.check_fraction(args.budget_fraction)
     check_output_path("--results", args.results / "x.json")
-    check_name(result_name(args.algorithm), "--algorithm: the results' name")  # a folder, a table's row
-    load_algorithm(args.algorithm)  # an unknown algorithm is refused before any work
-    for task in tasks:
-        task.reference_scores  # noqa: B018 - refuses a task without stored references, before any work
+    # an unknown algorithm is refused before any work (a plugin is loaded in a child process, not here)
+    name = check_name(result_name(args.algorithm), "--algorithm: the results' name")  # a folder, a table's row
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
-    todo, done, skipped = plan(tasks, args.algorithm, seeds, args.results, args.skip_bad_results)
+    todo, done, skipped, replaced = plan(
+        tasks, args.algorithm, seeds, args.results, args.skip_bad_results, args.budget_fraction, name
+    )
     for problem in skipped:
         warn(f"{problem} (skipped: left as it is, its run not run again)")
+    for line in replaced:
+        warn(line)
     console = Console(soft_wrap=True, markup=False)  # never folded, in a terminal or piped; no [markup]
     left = f", {len(skipped)} bad result files left alone" if skipped else ""
-    console.print(f"{args.algorithm}: {len(todo)} runs to do, {len(done)} already finished{left} in {args.results}")
+    console.print(f"{name}: {len(todo)} runs to do, {len(done)} already finished{left} in {args.results}")
     count = [0]
 
     def show(result: dict) -> None:
         count[0] += 1
         final = result["final"]
+        invalid = "" if result["valid"] else f", INVALID: {'; '.join(result['invalid_reasons'])}"
         console.print(
             f"[{count[0]}/{len(todo)}] {result['task']} seed {result['seed']}: normalised {final['normalized']:+.3f} "
-            f"(score {final['score']:+.4f} [{final['low']:+.4f}, {final['high']:+.4f}]), {result['wall_seconds']:.0f} s"
+            f"(score {final['score']:+.4f} [{final['low']:+.4f}, {final['high']:+.4f}]), "
+            f"{result['wall_seconds']:.0f} s{invalid}"
         )
 
     try:
@@ -190,6 +237,43 @@ def run_command(args) -> int:
             file=sys.stderr,
         )
         return 130
+    return 0
+
+
+def evaluate_command(args) -> int:
+    """``trash-bench evaluate``: the kept policy's final scores again, and whether they are the stored ones."""
+    import json
+
+    from agents.bench.runner import reevaluate
+
+    if args.deals is not None:
+        at_least("--deals", args.deals, 2)
+    if args.task is not None:
+        select_tasks([args.task])  # one line for an unknown task
+    evaluated = reevaluate(args.target, args.task, args.seed, args.deals)
+    if args.json:
+        print(json.dumps(evaluated, indent=2))
+        return 0
+    final = evaluated["final"]
+    print(
+        f"{evaluated['task']}, {evaluated['artifact']}, {evaluated['deals']} test deals of seed {evaluated['seed']}: "
+        f"normalised {final['normalized']:+.4f} (score {final['score']:+.4f} [{final['low']:+.4f}, "
+        f"{final['high']:+.4f}])"
+    )
+    for entry in evaluated["heldout"]:
+        print(
+            f"  against {entry['opponent']} (held out): normalised {entry['normalized']:+.4f} "
+            f"(score {entry['score']:+.4f} [{entry['low']:+.4f}, {entry['high']:+.4f}])"
+        )
+    stored = evaluated["stored"]
+    if stored is not None:
+        same = {"final": final, "heldout": evaluated["heldout"]} == stored
+        print(
+            "the stored final and held-out scores, reproduced exactly"
+            if same
+            else f"differs from the stored final (normalised {stored['final']['normalized']:+.4f}): another machine "
+            "or other library versions repeat a run only statistically"
+        )
     return 0
 
 
@@ -220,12 +304,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             select_tasks(args.tasks)
             compute_references(args.tasks)
             return 0
+        if args.command == "evaluate":
+            return evaluate_command(args)
         if args.command == "report":
             from agents.bench.report import report
 
             if not args.results.is_dir():
                 raise ValueError(f"results folder {str(args.results)!r} does not exist")
-            print(report(args.results, args.out, args.readme, with_plots=not args.no_plots), end="")
+            print(
+                report(args.results, args.out, args.readme, with_plots=not args.no_plots, separate=args.separate),
+                end="",
+            )
             return 0
         return run_command(args)
     except BadResultsError as error:

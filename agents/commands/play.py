@@ -13,7 +13,7 @@ Options:
 - ``--game NAME``: ``trash`` (default) or ``help_your_neighbor`` (R12).
 - ``--opponents AGENT [AGENT ...]``: agent specs for the other seats in seat order
   (Trash: random, greedy, counter, search, with options as ``search:samples=8``;
-  Help Your Neighbor: random, heuristic, optimal; or a policy file); if fewer are
+  Help Your Neighbor: random, heuristic, roller, optimal; or a policy file); if fewer are
   given than there are other seats, the last is repeated. Default: ``greedy``
   (Trash), ``heuristic`` (Help Your Neighbor).
 - ``--num-players N``: default 1 + the number of opponents named.

@@ -57,7 +57,7 @@ import time
 import warnings
 import zipfile
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -284,6 +284,9 @@ def make_vec_env_for(args: Args, opponents: list[Any]) -> Any:
         seed=args.seed,
         vec_env_cls=SubprocVecEnv if args.subproc else DummyVecEnv,
     )
+
+
+WrapEnv = Callable[[Any], Any]  # a training vector env -> the env to train on (train's wrap_env)
 
 
 def make_model(args: Args, vec_env: Any, run_dir: Path) -> Any:
@@ -1097,23 +1100,25 @@ def start_pool(training: Training) -> None:
         training.vec_env.env_method("set_opponents", snapshot_companions(training.setup) + training.pool)
 
 
-def build(setup: Setup, run_dir: Path) -> Training:
-    """A new run: its environments and a new model."""
+def build(setup: Setup, run_dir: Path, wrap_env: WrapEnv | None = None) -> Training:
+    """A new run: its environments (wrapped by ``wrap_env`` if given, :func:`train`) and a new model."""
     args = setup.args
     vec_env = make_vec_env_for(args, setup.opponents)
+    vec_env = wrap_env(vec_env) if wrap_env is not None else vec_env
     model = make_model(args, vec_env, run_dir)
     training = Training(setup, run_dir, vec_env, model, history=[], pool=[] if args.self_play else None)
     start_pool(training)
     return training
 
 
-def restore(setup: Setup, run_dir: Path) -> Training:
+def restore(setup: Setup, run_dir: Path, wrap_env: WrapEnv | None = None) -> Training:
     """A run continued from ``--resume``: its environments and a model built from the settings as a new
     run's is, given the checkpoint's weights, optimizer state and counters that :func:`prepare` read
     (nothing unpickled), the learning curve and the self-play snapshots up to that count."""
     args, resume = setup.args, setup.resume
     assert resume is not None and args.resume is not None  # prepare read it
     vec_env = make_vec_env_for(args, setup.opponents)
+    vec_env = wrap_env(vec_env) if wrap_env is not None else vec_env
     model = make_model(args, vec_env, run_dir)
     model.set_parameters(resume.parameters, exact_match=True, device="cpu")
     continue_from(model, resume)
@@ -1247,7 +1252,9 @@ def finish(
     )
 
 
-def run(setup: Setup, stop: GracefulStop, callbacks: Sequence[BaseCallback] = ()) -> TrainResult:
+def run(
+    setup: Setup, stop: GracefulStop, callbacks: Sequence[BaseCallback] = (), wrap_env: WrapEnv | None = None
+) -> TrainResult:
     """Train, save and evaluate as :func:`prepare` set up, step by step: the run folder and its
     settings, a new model (:func:`build`) or the one to resume (:func:`restore`), the callbacks,
     training, and :func:`finish`. ``stop`` is asked at every step."""
@@ -1256,7 +1263,7 @@ def run(setup: Setup, stop: GracefulStop, callbacks: Sequence[BaseCallback] = ()
     run_dir = setup.folder.start(args)
     try:
         set_random_seed(args.seed)
-        training = restore(setup, run_dir) if args.resume is not None else build(setup, run_dir)
+        training = restore(setup, run_dir, wrap_env) if args.resume is not None else build(setup, run_dir, wrap_env)
     except BaseException:  # nothing trained: a folder made for this run alone goes again
         setup.folder.release()
         raise
@@ -1268,15 +1275,21 @@ def run(setup: Setup, stop: GracefulStop, callbacks: Sequence[BaseCallback] = ()
 SAFE_POINT = "the next step"
 
 
-def train(args: Args, stop: GracefulStop | None = None, callbacks: Sequence[BaseCallback] = ()) -> TrainResult:
+def train(
+    args: Args,
+    stop: GracefulStop | None = None,
+    callbacks: Sequence[BaseCallback] = (),
+    wrap_env: WrapEnv | None = None,
+) -> TrainResult:
     """Train and evaluate with ``args``, from Python: a ValueError for bad settings, raised before
     anything is written (:func:`prepare`). Ctrl-C or SIGTERM stops the run at the next step and it
     saves what it has (``result.interrupted``, ``result.exit_status``), through ``stop`` if given,
     else a :class:`~agents.processes.GracefulStop` of its own. ``callbacks`` (SB3 callbacks) run
-    beside the run's own, such as the benchmark suite's evaluation points. Progress is logged
+    beside the run's own, such as the benchmark suite's evaluation points; ``wrap_env`` wraps the
+    training vector env right after it is built (the suite's step counter). Progress is logged
     (``logging``, logger ``agents.training.sb3``), not printed: the command shows the log (SB3's
     own progress bar, with ``progress_bar``, still draws itself on the terminal)."""
-    return run_under_stop(run, prepare(args), stop, SAFE_POINT, callbacks)
+    return run_under_stop(run, prepare(args), stop, SAFE_POINT, callbacks, wrap_env)
 
 
 def cli(argv: Sequence[str] | None = None) -> int:

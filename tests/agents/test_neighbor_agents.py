@@ -313,9 +313,9 @@ def test_heuristic_beats_random(num_players: int, deals: int, min_mean: float) -
 @pytest.mark.parametrize(
     ("spec", "game", "baselines"),
     [
-        ("greedy", GAME, "['heuristic', 'optimal', 'random']"),
-        ("counter", ENV_NAME, "['heuristic', 'optimal', 'random']"),
-        ("search:samples=2", GAME, "['heuristic', 'optimal', 'random']"),
+        ("greedy", GAME, "['heuristic', 'optimal', 'random', 'roller']"),
+        ("counter", ENV_NAME, "['heuristic', 'optimal', 'random', 'roller']"),
+        ("search:samples=2", GAME, "['heuristic', 'optimal', 'random', 'roller']"),
         ("heuristic", "trash", "['counter', 'greedy', 'random', 'search']"),
     ],
 )
@@ -510,7 +510,7 @@ def test_evaluate_cli_refuses_trash_options_for_help_your_neighbor(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["greedy", "random", "--game", GAME], "baselines are ['heuristic', 'optimal', 'random']"),
+        (["greedy", "random", "--game", GAME], "baselines are ['heuristic', 'optimal', 'random', 'roller']"),
         (["heuristic", "random"], "baselines are ['counter', 'greedy', 'random', 'search']"),
         ([str(SHIPPED_POLICY), "random", "--game", GAME], "trained for trash_v0, not help_your_neighbor_v0"),
     ],

@@ -54,7 +54,7 @@ def test_the_report_splices_the_leaderboard_with_the_same_markers(tmp_path: Path
     page.write_text(PAGE.replace("table:first", "table:leaderboard-summary"))
     report.splice(page, leaderboard)
     text = page.read_text()
-    summary = "| algorithm | tasks | IQM |\n|---|---|---|\n| `a` | 1 | 0.50 |\n"
+    summary = "Across tasks:\n\n| algorithm | tasks | IQM |\n|---|---|---|\n| `a` | 1 | 0.50 |\n"
     assert text == PAGE.replace("table:first", "table:leaderboard-summary").replace("| old |\n|---|\n", summary)
     page.write_text(PAGE)
     with pytest.raises(ValueError, match="has no <!-- table:leaderboard --> or <!-- table:leaderboard-summary -->"):

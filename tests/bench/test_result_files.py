@@ -34,8 +34,9 @@ from agents.commands.bench import main
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).parent
-TASK, PLUGIN, NAME = "hyn-4p", "test_suite:FirstLegal", "test_suite.FirstLegal"
-RUN = ["run", "--algorithm", PLUGIN, "--tasks", TASK, "--seeds", "2", "--budget-fraction", "0.005"]
+TASK, PLUGIN, NAME, FRACTION = "hyn-4p", "test_suite:FirstLegal", "first_legal", 0.005
+FOLDER = f"{TASK}/{NAME}/fraction_{FRACTION!r}"  # where its result files go (a budget fraction's folder)
+RUN = ["run", "--algorithm", PLUGIN, "--tasks", TASK, "--seeds", "2", "--budget-fraction", str(FRACTION)]
 HOSTILE_NAMES = [
     "a|b",
     "<script>alert(1)</script>",
@@ -51,8 +52,8 @@ def good(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     folder = tmp_path_factory.mktemp("good")
     with pytest.MonkeyPatch.context() as patch:
         patch.syspath_prepend(str(HERE))
-        run_one(TASK, PLUGIN, 0, str(folder), fraction=0.005)
-    return json.loads(result_path(folder, get_task(TASK), NAME, 0).read_text())
+        run_one(TASK, PLUGIN, 0, str(folder), fraction=FRACTION)
+    return json.loads(result_path(folder, get_task(TASK), NAME, 0, FRACTION).read_text())
 
 
 @pytest.fixture
@@ -63,14 +64,15 @@ def plugin_importable(monkeypatch: pytest.MonkeyPatch) -> None:
 def place(folder: Path, content: dict[str, Any] | bytes, where: str | None = None) -> Path:
     """``content`` (an object, written as Python's JSON writes it, NaN and Infinity included, or
     bytes) as a result file at ``where`` under ``folder`` (default: the good file's place)."""
-    path = folder / (where or f"{TASK}/{NAME}/seed_0.json")
+    path = folder / (where or f"{FOLDER}/seed_0.json")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(content if isinstance(content, bytes) else json.dumps(content).encode())
     return path
 
 
 def with_seed(data: dict[str, Any], seed: int) -> dict[str, Any]:
-    return {**copy.deepcopy(data), "seed": seed}
+    """The good file as seed ``seed``'s (its policy named after it)."""
+    return {**copy.deepcopy(data), "seed": seed, "artifact": f"seed_{seed}.policy.npz"}
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -156,39 +158,84 @@ VARIANTS: list[tuple[str, Callable[[dict[str, Any]], Any], str | None, str]] = [
     ("anchors equal", edit(_same_anchors), None, "reference has the reference agent's score 0.0 not above random's"),
     ("score outside its interval", edit(_low_above_score), None, "final has its score"),
     ("curve backwards", edit(_curve_backwards), None, "curve has its timesteps out of order"),
-    ("seed 0 saved as seed_1", edit(lambda d: None), f"{TASK}/{NAME}/seed_1.json", "seed is 0 but the file is seed_1"),
+    ("seed 0 saved as seed_1", edit(lambda d: None), f"{FOLDER}/seed_1.json", "seed is 0 but the file is seed_1"),
     (
         "another task than its folder",
         edit(lambda d: None),
-        f"hyn-2p/{NAME}/seed_0.json",
+        f"hyn-2p/{NAME}/fraction_{FRACTION!r}/seed_0.json",
         "task is 'hyn-4p' but the file is in the folder 'hyn-2p'",
     ),
     (
         "another algorithm than its folder",
         edit(lambda d: None),
-        f"{TASK}/maskable_ppo/seed_0.json",
+        f"{TASK}/maskable_ppo/fraction_{FRACTION!r}/seed_0.json",
         f"algorithm is '{NAME}' but the file is in the folder 'maskable_ppo'",
     ),
-    ("unknown task", edit(_setitem("task", "nosuch")), f"nosuch/{NAME}/seed_0.json", "task 'nosuch' is not a task"),
+    (
+        "another fraction than its folder",
+        edit(lambda d: None),
+        f"{TASK}/{NAME}/fraction_0.01/seed_0.json",
+        "budget_fraction is 0.005 but the file is in the folder 'fraction_0.01', not fraction_0.005",
+    ),
+    (
+        "a fraction without its folder",
+        edit(lambda d: None),
+        f"{TASK}/{NAME}/seed_0.json",
+        "budget_fraction is 0.005 but the file is in the folder 'first_legal', not fraction_0.005",
+    ),
+    (
+        "unknown task",
+        edit(_setitem("task", "nosuch")),
+        f"nosuch/{NAME}/fraction_{FRACTION!r}/seed_0.json",
+        "task 'nosuch' is not a task",
+    ),
     *[
         (
             f"algorithm {name!r}",
             edit(_renamed(name)),
-            f"{TASK}/{name.replace('/', '%')}/seed_0.json",
+            f"{TASK}/{name.replace('/', '%')}/fraction_{FRACTION!r}/seed_0.json",
             "not a plain name",
         )
         for name in HOSTILE_NAMES
     ],
-    ("algorithm with a space", edit(_renamed("my algo")), f"{TASK}/my algo/seed_0.json", "not a plain name"),
+    (
+        "algorithm with a space",
+        edit(_renamed("my algo")),
+        f"{TASK}/my algo/fraction_{FRACTION!r}/seed_0.json",
+        "not a plain name",
+    ),
     ("not complete", edit(_setitem("complete", False)), None, "complete is false: not a finished run"),
     ("complete missing", edit(_delete("complete")), None, "complete is missing"),
-    ("another format", edit(_setitem("format", 2)), None, "format is 2 (a number): this version reads result format 1"),
+    (
+        "another format",
+        edit(_setitem("format", 3)),
+        None,
+        "format is 3 (a number): this version reads result format 1, 2",
+    ),
     ("an unknown field", edit(_setitem("normalised", 1.0)), None, "normalised is not a field of a result file"),
     ("an unknown field on two lines", edit(_setitem("a\nb", 1)), None, "'a\\nb' is not a field of a result file"),
-    ("budget not the task's", edit(_setitem("budget", 999)), None, "budget is 999 but hyn-4p v1 has 750"),
+    ("budget not the task's", edit(_setitem("budget", 999)), None, "budget is 999 but hyn-4p v2 has 750"),
     ("another opponent", edit(_setitem("evaluation.opponent", "random")), None, "evaluation.opponent is 'random'"),
-    ("seed out of range", edit(_setitem("seed", -1)), f"{TASK}/{NAME}/seed_-1.json", "seed is -1, not a training"),
+    ("seed out of range", edit(_setitem("seed", -1)), f"{FOLDER}/seed_-1.json", "seed is -1, not a training"),
     ("negative time", edit(_setitem("wall_seconds", -1.0)), None, "wall_seconds is -1.0, a negative time"),
+    # format 2's fields
+    ("provenance missing", edit(_delete("provenance")), None, "provenance is missing (result format 2 has it)"),
+    ("test seed missing", edit(lambda d: d["final"].pop("seed")), None, "final.seed is missing (result format 2"),
+    ("a protocol from the future", edit(_setitem("protocol", 3)), None, "protocol is 3: this version knows protocols"),
+    ("valid with nothing counted", edit(_setitem("counted_steps", 0)), None, "valid is true but counted_steps is 0"),
+    ("valid beyond its count", edit(_setitem("counted_steps", 100)), None, "valid is true but the curve reaches 750"),
+    ("valid with a reason", edit(_setitem("invalid_reasons", ["x"])), None, "invalid_reasons is not empty but valid"),
+    ("invalid for no reason", edit(_setitem("valid", False)), None, "invalid_reasons is empty but valid is false"),
+    ("the validation seed as test seed", edit(_setitem("final.seed", 1_000_003)), None, "final.seed is 1000003, not a"),
+    ("test seed beyond 2**53", edit(_setitem("final.seed", 2**60)), None, "final.seed is 1152921504606846976, beyond"),
+    ("validation anchors edited", edit(_setitem("validation.anchors.random", -5.0)), None, "curve[0].normalized is"),
+    ("held-out score edited", edit(_setitem("heldout.0.normalized", 5.0)), None, "heldout[0].normalized is 5.0 but"),
+    ("held-out opponent", edit(_setitem("heldout.0.opponent", "random")), None, "heldout is ('random',) but hyn-4p"),
+    ("reference not the final's", edit(_setitem("reference.random", -0.9)), None, "reference is not final.anchors"),
+    ("artifact elsewhere", edit(_setitem("artifact", "../x.npz")), None, "artifact is '../x.npz', not one of"),
+    ("not a commit", edit(_setitem("provenance.git", {"commit": "HEAD", "modified": False})), None, "not a commit"),
+    ("versions not text", edit(_setitem("provenance.versions.numpy", 2)), None, "provenance.versions.numpy is 2"),
+    ("spec not a spec", edit(_setitem("algorithm_spec", "a b")), None, "algorithm_spec 'a b' is not a built-in"),
     ("truncated", lambda d: _good_bytes(d)[:200], None, "not valid JSON"),
     ("empty", lambda d: b"", None, "not valid JSON"),
     ("bit-flipped", _bit_flipped, None, "not valid JSON"),
@@ -208,7 +255,7 @@ def make_bad(folder: Path, good: dict[str, Any], variant: tuple) -> tuple[Path, 
 def good_folder(folder: Path, good: dict[str, Any], seeds: tuple[int, ...] = (1, 2)) -> Path:
     """Good result files (the good file as seeds ``seeds``) under ``folder``."""
     for seed in seeds:
-        place(folder, with_seed(good, seed), f"{TASK}/{NAME}/seed_{seed}.json")
+        place(folder, with_seed(good, seed), f"{FOLDER}/seed_{seed}.json")
     return folder
 
 
@@ -228,7 +275,21 @@ def test_the_runners_file_is_a_good_result_and_reads_back_as_written(good: dict[
     assert isinstance(result, results.Result) and result.task == TASK and result.algorithm == NAME
     assert json.loads(json.dumps(result.to_json())) == good
     assert math.isclose(result.final.normalized, result.reference.normalize(result.final.score))
-    assert read_result(tmp_path / TASK / NAME / "seed_5.json") is None
+    assert read_result(tmp_path / FOLDER / "seed_5.json") is None
+
+
+def test_the_committed_results_pass_the_schema_as_protocol_v1() -> None:
+    """Every result file of ``docs/results`` (protocol v1: result format 1, task version 1, kept until
+    the reference sweep is redone under v2) is still good, read as it is written, and of no current
+    task version (so never taken for a v2 run)."""
+    folder = ROOT / "docs" / "results"
+    loaded = load_results(folder)
+    assert len(loaded) == len(list(folder.rglob("seed_*.json"))) > 300
+    for result in loaded:
+        assert (result.format, result.task_version, result.protocol_version, result.is_valid) == (1, 1, 1, True)
+        assert result.task_version != get_task(result.task).version
+    path = next(folder.rglob("seed_*.json"))
+    assert json.loads(json.dumps(results.read(path).to_json())) == json.loads(path.read_text())
 
 
 def committed() -> tuple[Any, str]:
@@ -249,7 +310,7 @@ def test_the_committed_results_pass_the_schema_and_give_the_committed_per_task_t
     from agents.bench import report
 
     grouped, leaderboard = committed()
-    tasks, baselines = report._tasks(grouped), report.baseline_scores()
+    tasks, baselines = report._tasks(grouped), report.baseline_scores(1)
     per_task = report.per_task_table(grouped, tasks, baselines)
     best = "\n".join(report.best_per_task(grouped, tasks, baselines))
     assert per_task in leaderboard and best in leaderboard
@@ -282,27 +343,31 @@ def test_a_bad_file_is_refused_by_name_with_what_is_wrong(good: dict[str, Any], 
 def test_a_result_file_elsewhere_than_its_place_is_bad_and_one_being_written_is_not_read(
     good: dict[str, Any], tmp_path: Path
 ) -> None:
-    """A result file is ``RESULTS/TASK/ALGORITHM/seed_N.json``: one above or below that place is named
-    (it was counted by what it claimed); a file still being written (``.partial``) is not read."""
+    """A result file is ``RESULTS/TASK/ALGORITHM/seed_N.json`` or ``RESULTS/TASK/ALGORITHM/fraction_F/
+    seed_N.json``: one above or below that place is named (it was counted by what it claimed); a file
+    still being written (``.partial``) and a policy kept beside a result (``seed_N.policy.json``) are
+    not read as results."""
     good_folder(tmp_path, good, seeds=(0,))
     place(tmp_path, good, f"{TASK}/seed_0.json")
     place(tmp_path, good, f"archive/{TASK}/{NAME}/seed_0.json")
-    place(tmp_path, b"{trunc", f"{TASK}/{NAME}/seed_1.partial-99.json")
+    place(tmp_path, b"{trunc", f"{FOLDER}/seed_1.partial-99.json")
+    place(tmp_path, b'{"agent": "random", "game": "help_your_neighbor"}', f"{FOLDER}/seed_0.policy.json")
     found, bad = scan(tmp_path)
-    assert list(found) == [tmp_path / TASK / NAME / "seed_0.json"]
+    assert list(found) == [tmp_path / FOLDER / "seed_0.json"]
     assert sorted(bad) == [tmp_path / "archive" / TASK / NAME / "seed_0.json", tmp_path / TASK / "seed_0.json"]
-    assert all("not where a result file goes (RESULTS/TASK/ALGORITHM/seed_N.json)" in line for line in bad.values())
+    layout = "not where a result file goes (RESULTS/TASK/ALGORITHM/seed_N.json, or RESULTS/TASK/ALGORITHM/fraction_F/"
+    assert all(layout in line for line in bad.values()), bad
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
 def test_a_result_file_that_is_no_regular_file_is_not_read(tmp_path: Path) -> None:
     """A ``seed_N.json`` that is a link to an endless device, or a folder, is refused without reading."""
-    device = tmp_path / TASK / NAME / "seed_0.json"
+    device = tmp_path / FOLDER / "seed_0.json"
     device.parent.mkdir(parents=True)
     device.symlink_to("/dev/zero")
-    (tmp_path / TASK / NAME / "seed_1.json").mkdir()
+    (tmp_path / FOLDER / "seed_1.json").mkdir()
     _, bad = scan(tmp_path)
-    assert sorted(bad) == [device, tmp_path / TASK / NAME / "seed_1.json"]
+    assert sorted(bad) == [device, tmp_path / FOLDER / "seed_1.json"]
     assert all("not a regular file" in line for line in bad.values()), bad
 
 
@@ -356,7 +421,8 @@ def test_report_of_good_files_still_writes_everything(
     folder = good_folder(tmp_path / "results", good)
     assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--no-plots"]) == 0
     assert f"`{NAME}`" in (tmp_path / "out" / "leaderboard.md").read_text()
-    assert json.loads((tmp_path / "out" / "leaderboard.json").read_text())[NAME]["tasks"][TASK]["runs"] == 2
+    (section,) = json.loads((tmp_path / "out" / "leaderboard.json").read_text())["sections"]
+    assert section["budget_fraction"] == FRACTION and section["algorithms"][NAME]["tasks"][TASK]["runs"] == 2
 
 
 def test_report_checks_every_readme_before_writing(
@@ -410,7 +476,7 @@ def test_run_told_to_skip_bad_files_warns_leaves_them_and_runs_the_rest(
     assert any(str(mine) in line for line in warnings) and any(str(other) in line for line in warnings)
     assert "1 runs to do, 0 already finished, 2 bad result files left alone" in captured.out
     assert {path: path.read_bytes() for path in before} == before
-    assert results.read(tmp_path / TASK / NAME / "seed_1.json").seed == 1
+    assert results.read(tmp_path / FOLDER / "seed_1.json").seed == 1
     assert main([*RUN, "--results", str(tmp_path), "--skip-bad-results"]) == 0
     assert "0 runs to do, 1 already finished, 2 bad result files left alone" in capsys.readouterr().out
     assert {path: path.read_bytes() for path in before} == before
@@ -424,13 +490,27 @@ class NegativeCheckpoint:
         checkpoint(-1, lambda observation, mask: 0)
 
 
+class HostileName:
+    """A learner whose name (what its results are filed under) is not a plain name."""
+
+    name = "<b>x|y"
+
+    def train(self, context: Any, checkpoint: Any) -> Any:
+        raise AssertionError("never trained: its name is refused first")
+
+
 def test_the_runner_writes_no_file_its_readers_would_refuse(tmp_path: Path, plugin_importable: None) -> None:
-    """A name that is not plain is refused before any work (by ``run_one`` and by ``trash-bench run``),
-    and a checkpoint at a negative timestep when it is reported; nothing is written."""
+    """An algorithm that is neither a built-in nor ``module:attribute``, or a plugin whose name is not
+    plain, is refused before any work (by ``run_one`` and by ``trash-bench run``), and a checkpoint at a
+    negative timestep when it is reported, in one line naming the run; nothing is written."""
+    with pytest.raises(ValueError, match="unknown algorithm '<b>x:Y'"):
+        run_one(TASK, "<b>x:Y", 0, str(tmp_path), fraction=FRACTION)
     with pytest.raises(ValueError, match="not a plain name"):
-        run_one(TASK, "<b>x:Y", 0, str(tmp_path), fraction=0.005)
-    with pytest.raises(ValueError, match="a checkpoint is at 0 timesteps or more"):
-        run_one(TASK, "test_result_files:NegativeCheckpoint", 0, str(tmp_path), fraction=0.005)
+        run_one(TASK, "test_result_files:HostileName", 0, str(tmp_path), fraction=FRACTION)
+    with pytest.raises(ValueError, match="a checkpoint is at 0 timesteps or more") as failed:
+        run_one(TASK, "test_result_files:NegativeCheckpoint", 0, str(tmp_path), fraction=FRACTION)
+    assert str(failed.value).startswith(f"{TASK} NegativeCheckpoint seed 0 at fraction {FRACTION}: training failed: ")
+    assert "\n" not in str(failed.value) and "Traceback" not in str(failed.value)
     assert main(["run", "--algorithm", "a|b:C", "--tasks", TASK, "--seeds", "1", "--results", str(tmp_path)]) == 2
     assert list(tmp_path.iterdir()) == []
 
@@ -514,7 +594,7 @@ def test_hostile_names_are_escaped_in_the_leaderboard_and_the_readme_splice(
     does not end the generated part early); its plots are drawn ($ is no mathematics)."""
     from agents.bench import report
 
-    base = results.check(good, Path(TASK) / NAME / "seed_0.json")
+    base = results.check(good, Path(FOLDER) / "seed_0.json")
     grouped = {name: {TASK: [dataclasses.replace(base, algorithm=name)]} for name in HOSTILE_NAMES + ["a$b"]}
     text = report.markdown(grouped)
     for render in renderers():

@@ -64,8 +64,12 @@ def test_every_task_has_stored_references_and_a_normalised_scale() -> None:
     assert all(kinds.values()), kinds
     stored = load_references()
     for task in TASKS.values():
-        assert stored[task.name]["version"] == task.version and stored[task.name]["seed"] == task.eval_seed
-        assert stored[task.name]["deals"] == task.final_deals
+        assert stored[task.name]["version"] == task.version and stored[task.name]["seed"] == task.validation_seed
+        assert stored[task.name]["deals"] == task.final_deals and stored[task.name]["protocol"] == 2
+        assert sorted(stored[task.name]["heldout"]) == sorted(task.heldout)
+        for opponent in task.heldout:
+            anchors = task.heldout_reference_scores(opponent)
+            assert anchors["random"] < anchors["reference"], (task.name, opponent)
         references = task.reference_scores
         assert task.normalize(references["random"]) == 0 and task.normalize(references["reference"]) == 1
         assert references["random"] < references["reference"]
@@ -78,12 +82,13 @@ def test_every_task_has_stored_references_and_a_normalised_scale() -> None:
 
 
 def test_the_stored_reference_of_one_task_is_what_the_command_recomputes() -> None:
-    """``trash-bench references``'s computation: random against greedy on the final evaluation deals."""
+    """``trash-bench references``'s computation: random against greedy on the first ``final_deals``
+    validation deals (the curve's deals are their first ``eval_deals``)."""
     from agents.evaluation.duplicate import run_pairings
     from agents.evaluation.stats import pair_summaries
 
     task = get_task("trash-standard-2p")
-    results = run_pairings(task.config(), [("random", "greedy")], task.final_deals, seed=task.eval_seed)
+    results = run_pairings(task.config(), [("random", "greedy")], task.final_deals, seed=task.validation_seed)
     assert round(pair_summaries(results)[0].score_difference.mean, 6) == task.reference_scores["random"]
 
 
@@ -151,20 +156,34 @@ def test_a_tiny_sweep_runs_is_interrupted_resumes_and_reports(tmp_path: Path) ->
             "final",
             "wall_seconds",
             "package_version",
+            "protocol",
+            "valid",
+            "counted_steps",
+            "validation",
+            "heldout",
+            "artifact",
+            "provenance",
         ):
             assert key in data
         task = get_task(data["task"])
         assert data["budget"] == task.scaled_budget(0.01) and data["budget_fraction"] == 0.01
+        assert path.parts[-2] == "fraction_0.01" and (results / path).with_name(data["artifact"]).is_file()
         assert data["curve"][0]["timesteps"] == 0 and len(data["curve"]) == len(task.points(0.01))
-        for point in [*data["curve"], data["final"]]:
+        assert data["valid"] and data["counted_steps"] >= data["budget"]
+        scored = [(p, data["validation"]["anchors"]) for p in data["curve"]]  # each score with its deals' anchors
+        scored += [(entry, entry["anchors"]) for entry in [data["final"], *data["heldout"]]]
+        for point, anchors in scored:
             assert point["low"] <= point["score"] <= point["high"]
-            assert math.isclose(point["normalized"], task.normalize(point["score"]))
+            expected = (point["score"] - anchors["random"]) / (anchors["reference"] - anchors["random"])
+            assert math.isclose(point["normalized"], expected)
     report = bench("report", str(results), "--out", str(tmp_path / "report"))
     assert report.returncode == 0, report.stderr
     text = (tmp_path / "report" / "leaderboard.md").read_text()
     assert "`trash-standard-2p`" in text and "`hyn-2p`" in text and "IQM" in text and "optimality gap" in text
     board = json.loads((tmp_path / "report" / "leaderboard.json").read_text())
-    assert set(board["maskable_ppo"]["tasks"]) == {"trash-standard-2p", "hyn-2p"}
+    (section,) = board["sections"]  # one protocol, task version and fraction
+    assert section["budget_fraction"] == 0.01 and section["label"].endswith("budget fraction 0.01")
+    assert set(section["algorithms"]["maskable_ppo"]["tasks"]) == {"trash-standard-2p", "hyn-2p"}
     for name in ("performance_profiles.png", "sample_efficiency.png", "sample_efficiency_per_task.png"):
         assert (tmp_path / "report" / name).read_bytes()[:4] == b"\x89PNG"
 
@@ -266,7 +285,7 @@ def fake_run(task: str, seed: int, final: float, curve: Sequence[float] = ()) ->
 
     spec, anchors = TASKS[task], Anchors(random=-1.0, reference=0.0)
     points = [CurvePoint(round(f * spec.budget), n - 1, n - 1, n - 1, n) for f, n in zip(spec.eval_points, curve)]
-    protocol = Protocol(spec.reference, spec.eval_deals, spec.final_deals, spec.eval_seed)
+    protocol = Protocol(spec.reference, spec.eval_deals, spec.final_deals, spec.validation_seed)
     last = FinalEvaluation(final - 1, final - 1, final - 1, final, spec.final_deals)
     return Result(
         1, task, spec.version, "x", seed, spec.budget, 1.0, tuple(points), last, anchors, protocol, 1.0, "0", True
@@ -303,7 +322,8 @@ def test_a_task_with_one_run_has_no_interval_and_the_json_leaderboard_says_null(
     grouped = {"a": {"hyn-2p": [fake_run("hyn-2p", 0, 0.5)]}}
     write_json(tmp_path / "leaderboard.json", report.leaderboard(grouped))
     board = json.loads((tmp_path / "leaderboard.json").read_text())
-    assert board["a"]["tasks"]["hyn-2p"] == {"mean": 0.5, "low": None, "high": None, "runs": 1}
+    figures = board["sections"][0]["algorithms"]["a"]["tasks"]["hyn-2p"]
+    assert figures == {"mean": 0.5, "low": None, "high": None, "runs": 1}
     assert "| `hyn-2p` | 0.50 (1) |" in report.markdown(grouped)
 
 
@@ -340,15 +360,21 @@ def test_an_algorithm_has_one_colour_in_every_plot_even_where_others_are_missing
 
 
 class FirstLegal:
-    """A trivial learner: it learns nothing, reports at every point, and plays the first legal move."""
+    """A trivial learner: it learns nothing, reports at every point, and plays the first legal move (a
+    :class:`agents.linear.LinearAgent` of zeros: its highest logit is a tie, broken to the lowest legal
+    action), stepping the context's single-agent env exactly up to each point."""
 
     name = "first_legal"
     seen: list[int] = []
 
     def train(self, context: Any, checkpoint: Any) -> Any:
+        from agents.linear import LinearAgent
+
         env = context.single_agent_env()
         observation, info = env.reset(seed=context.seed)
         steps = 0
+        size, actions = env.observation_space.shape[0], env.action_space.n
+        first = LinearAgent(np.zeros((size, actions)), np.zeros(actions), context.task.game, config=context.config)
         policy = lambda observation, mask: int(np.flatnonzero(mask)[0])  # noqa: E731
         for point in context.eval_points:
             while steps < point:
@@ -356,9 +382,9 @@ class FirstLegal:
                 steps += 1
                 if terminated or truncated:
                     observation, info = env.reset()
-            checkpoint(steps, policy)
+            checkpoint(steps, first)
             FirstLegal.seen.append(steps)
-        return policy
+        return first
 
 
 def test_a_custom_algorithm_plugs_in(tmp_path: Path) -> None:
@@ -373,8 +399,8 @@ def test_a_custom_algorithm_plugs_in(tmp_path: Path) -> None:
         sys.path.remove(str(Path(__file__).parent))
     task = get_task("hyn-4p")
     assert [p["timesteps"] for p in result["curve"]] == task.points(0.005)
-    assert result["algorithm"] == "test_suite.FirstLegal" and result["final"]["deals"] == task.scaled_deals(0.005)[1]
-    assert result_path(tmp_path, task, "test_suite.FirstLegal", 0).is_file()
+    assert result["algorithm"] == "first_legal" and result["final"]["deals"] == task.scaled_deals(0.005)[1]
+    assert result_path(tmp_path, task, "first_legal", 0, 0.005).is_file()
 
 
 @pytest.mark.slow
@@ -402,7 +428,7 @@ def test_a_sweep_runs_as_ray_tasks_on_a_local_ray_instance(tmp_path: Path) -> No
     assert "Started a local Ray instance" in completed.stderr
     files = sorted(results.rglob("seed_*.json"))
     assert [path.relative_to(results).as_posix() for path in files] == [
-        f"hyn-4p/test_suite.FirstLegal/seed_{seed}.json" for seed in (0, 1)
+        f"hyn-4p/first_legal/fraction_0.005/seed_{seed}.json" for seed in (0, 1)
     ]
     for path in files:
         data = json.loads(path.read_text())
@@ -491,6 +517,7 @@ def test_snapshots_in_the_batched_vector_env_only_play_legal_moves() -> None:
         TrashVecEnv(4, opponents=[object()])
 
 
+@pytest.mark.slow  # two runs and a re-evaluation, six processes loading torch: about 30 s each
 @pytest.mark.parametrize(
     ("task", "algorithm"),
     [
@@ -505,12 +532,19 @@ def test_snapshots_in_the_batched_vector_env_only_play_legal_moves() -> None:
 )
 def test_a_run_repeated_gives_the_same_result_file(tmp_path: Path, task: str, algorithm: str) -> None:
     """Seeded end to end, for every algorithm of the reference leaderboard: the same (task, algorithm,
-    seed) at a tiny budget twice writes the same result file, apart from its timing (``wall_seconds``)."""
-    from agents.bench.runner import run_one
+    seed) at a tiny budget twice writes the same result file, apart from its timing (``wall_seconds``)
+    and its final scores, measured on test deals drawn afresh for each run: the second run's kept
+    policy, evaluated on the first run's test deals, scores exactly the first's final."""
+    from agents.bench.runner import reevaluate, result_path, run_one
 
     first = run_one(task, algorithm, 3, str(tmp_path / "one"), fraction=0.01)
     second = run_one(task, algorithm, 3, str(tmp_path / "two"), fraction=0.01)
-    first.pop("wall_seconds"), second.pop("wall_seconds")
+    assert first["final"]["seed"] != second["final"]["seed"]
+    path = result_path(tmp_path / "two", get_task(task), algorithm, 3, 0.01)
+    again = reevaluate(path, seed=first["final"]["seed"])
+    assert again["final"] == first["final"] and again["heldout"] == first["heldout"]
+    for key in ("wall_seconds", "final", "heldout", "reference"):
+        first.pop(key), second.pop(key)
     assert first == second
     assert len(first["curve"]) == len(get_task(task).points(0.01))
 
@@ -526,7 +560,7 @@ def test_the_numpy_reinforce_example_runs_through_the_interface(tmp_path: Path) 
     try:
         for task in ("trash-standard-2p", "hyn-2p"):
             result = run_one(task, "examples.reinforce:Reinforce", 0, str(tmp_path), fraction=0.02)
-            assert result["algorithm"] == "examples.reinforce.Reinforce"
+            assert result["algorithm"] == "reinforce_numpy"  # its own name
             assert [p["timesteps"] for p in result["curve"]] == get_task(task).points(0.02)
             assert result["curve"][0]["normalized"] < 0.9
     finally:

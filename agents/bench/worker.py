@@ -1,0 +1,150 @@
+"""The benchmark's child processes: ``python -m agents.bench.worker COMMAND JOB.json``.
+
+:func:`agents.bench.runner.run_one` starts them (so that the process running a sweep never imports
+an algorithm's code, and the final score is measured where training never ran); each reads its job
+(a JSON file written by the runner), writes its output to ``job["output"]`` and exits 0, or ends
+its output with one line ``trash-bench worker: error: WHAT`` (after the traceback of an error that
+is not a ValueError) and exits 1:
+
+- ``describe``: the algorithm's results name (``name``), to file its results under;
+- ``train``: trains the algorithm through the task's :class:`~agents.bench.algorithms.TaskContext`
+  (environments that count its steps, ``context.validate`` on validation deals), scores each
+  checkpoint's policy on the validation deals (the curve), saves the final policy
+  (:func:`agents.bench.artifacts.save_artifact`) and writes the curve, the counted steps, the largest
+  batch, the checkpoint log, the validation anchors and the process's provenance;
+- ``evaluate``: loads a saved policy (:func:`agents.bench.artifacts.load_artifact`, weights-only)
+  and writes its final scores on the job's test deals (:func:`agents.bench.runner.final_evaluation`).
+
+Each sets its threads, dies with its parent (the parent-death signal on Linux, and a check that the
+parent that wrote the job is still its parent) and leaves Ctrl-C to the runner, which kills the
+child's process group.
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agents.arguments import one_line
+from agents.bench import results as schema
+from agents.bench.runner import OUTPUT_LIMIT, WORKER_ERROR, ValidationDeals, final_evaluation
+from agents.bench.tasks import get_task
+from agents.processes import set_threads, worker_signals
+from trash_env.files import read_bounded, write_json
+
+
+def _extend_path(entries: Sequence[str]) -> None:
+    """The runner's import path entries this process lacks, after its own first one (the working
+    directory): a plugin importable there is importable here."""
+    for position, entry in enumerate(entry for entry in entries if entry not in sys.path):
+        sys.path.insert(1 + position, entry)
+
+
+def describe(job: dict[str, Any]) -> dict[str, Any]:
+    from agents.bench.algorithms import load_algorithm
+
+    _extend_path(job["sys_path"])
+    return {"name": str(load_algorithm(job["algorithm_spec"]).name)}
+
+
+def _timesteps(value: Any) -> int:
+    """A checkpoint's timesteps as an integer of 0 or more (and of a size a result file holds)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != int(value) or value < 0:
+        raise ValueError(f"checkpoint at {value!r} timesteps: a checkpoint is at 0 timesteps or more (an integer)")
+    if int(value) > schema.MAX_INTEGER:
+        raise ValueError(f"checkpoint at {value!r} timesteps: beyond {schema.MAX_INTEGER:,}, no budget's count")
+    return int(value)
+
+
+def train(job: dict[str, Any]) -> dict[str, Any]:
+    from agents.bench.algorithms import TaskContext, as_agent, load_algorithm, make_opponents
+    from agents.bench.artifacts import save_artifact
+    from agents.bench.provenance import provenance
+
+    set_threads(job["threads"])
+    _extend_path(job["sys_path"])
+    task, fraction = get_task(job["task"]), job["fraction"]
+    algorithm = load_algorithm(job["algorithm_spec"])
+    if str(algorithm.name) != job["name"]:
+        raise ValueError(f"the algorithm's name is {algorithm.name!r} here, {job['name']!r} when the sweep began")
+    point_deals = task.scaled_deals(fraction)[0]
+    validation = ValidationDeals(task, point_deals)
+    curve: list[dict[str, Any]] = []
+    checkpoints: list[dict[str, int]] = []
+    context = TaskContext(
+        task,
+        job["seed"],
+        task.scaled_budget(fraction),
+        task.points(fraction),
+        Path(job["work_dir"]),
+        make_opponents(task),
+        validator=validation.score,
+    )
+
+    def checkpoint(timesteps: Any, policy: Any) -> None:
+        counted = context.counted_steps  # what the learner had taken when it called
+        steps = _timesteps(timesteps)
+        checkpoints.append({"timesteps": steps, "counted": counted})
+        point = validation.score(as_agent(policy, task), point_deals)
+        curve.append({"timesteps": steps, **{key: point[key] for key in ("score", "low", "high", "normalized")}})
+
+    policy = algorithm.train(context, checkpoint)
+    counted, largest = context.counted_steps, context.counter.largest_batch
+    artifact = save_artifact(policy, task, Path(job["artifact_stem"]))
+    return {
+        "name": str(algorithm.name),
+        "curve": curve,
+        "counted_steps": int(counted),
+        "largest_batch": int(largest),
+        "checkpoints": checkpoints,
+        "artifact": str(artifact),
+        "validation": {"seed": task.validation_seed, "deals": point_deals, "anchors": validation.anchors(point_deals)},
+        "provenance": provenance(),
+    }
+
+
+def evaluate(job: dict[str, Any]) -> dict[str, Any]:
+    from agents.bench.artifacts import load_artifact
+
+    set_threads(1)
+    task = get_task(job["task"])
+    return final_evaluation(task, load_artifact(job["artifact"], task), job["seed"], job["deals"])
+
+
+COMMANDS = {"describe": describe, "train": train, "evaluate": evaluate}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) != 2 or argv[0] not in COMMANDS:
+        print(f"{WORKER_ERROR}usage: python -m agents.bench.worker {{{','.join(COMMANDS)}}} JOB.json", file=sys.stderr)
+        return 2
+    command, job_path = argv
+    job = json.loads(read_bounded(job_path, OUTPUT_LIMIT))
+    worker_signals()  # Ctrl-C left to the runner; die with it
+    if job.get("parent") is not None and os.getppid() != job["parent"]:
+        return 1  # the runner died before the parent-death signal was armed: nobody waits for this
+    try:
+        output = COMMANDS[command](job)
+        write_json(job["output"], output)
+    except KeyboardInterrupt:
+        print(f"{WORKER_ERROR}interrupted", file=sys.stderr, flush=True)
+        return 130
+    except Exception as error:  # the runner shows one line; the traceback stays in the log
+        message = one_line(error)
+        if not isinstance(error, ValueError):
+            traceback.print_exc()
+            message = f"{type(error).__name__}: {message}" if message else type(error).__name__
+        print(f"{WORKER_ERROR}{message}", file=sys.stderr, flush=True)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
