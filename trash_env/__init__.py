@@ -26,6 +26,7 @@ from trash_env.trash.env import env, raw_env
 __all__ = [
     "PRESETS",
     "NeighborSingleAgentEnv",
+    "NeighborVecEnv",
     "RulesConfig",
     "TrashSingleAgentEnv",
     "TrashVecEnv",
@@ -40,7 +41,8 @@ try:
 except _metadata.PackageNotFoundError:  # a source tree that was never installed
     __version__ = "0+unknown"
 
-_LAZY = {"TrashVecEnv": "trash_env.trash.vec_env"}  # needs Stable-Baselines3 (the train extra)
+# The vector envs over the batched engines need Stable-Baselines3 (the train extra).
+_LAZY = {"TrashVecEnv": "trash_env.trash.vec_env", "NeighborVecEnv": "trash_env.neighbor.vec_env"}
 
 
 def __getattr__(name: str) -> Any:

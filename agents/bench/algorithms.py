@@ -85,7 +85,8 @@ policy there on validation deals (the curve).
 
 **Budget scaling.** ``--budget-fraction F`` scales the budget (``round(budget x F)``), the
 evaluation points (the same fractions of the scaled budget) and the deals of every evaluation (at
-least 10 validation deals per point and 50 test deals at the end); a task refuses fractions below its smallest allowed one. Fit your rollouts to
+least 10 validation deals per point and 50 test deals at the end); a task refuses fractions below
+its smallest allowed one. Fit your rollouts to
 ``context.budget`` (the built-ins do: :func:`fit_to_budget`).
 
 **Seeding.** ``context.seed`` is the training seed (0 .. 999,999): seed your learner from it.
@@ -358,8 +359,6 @@ def as_agent(policy: Policy, task: Task) -> Agent:
     if callable(policy):
         return CallablePolicy(policy, task.game)
     raise ValueError(f"an algorithm must return an agent or a callable (observation, mask) -> action, got {policy!r}")
-
-
 
 
 def fit_to_budget(settings: dict[str, Any], budget: int) -> dict[str, Any]:

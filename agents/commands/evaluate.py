@@ -77,7 +77,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--engine",
         default="auto",
         choices=["auto", "scalar", "batched"],
-        help="auto (default): vectorisable Trash baselines (random, greedy, counter) on the batched engine",
+        help="auto (default): pairs of in-engine baselines (Trash: random, greedy, counter; Help Your Neighbor: "
+        "random, heuristic, roller, optimal) and learned policies on the batched engine, the same games",
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for rating intervals")

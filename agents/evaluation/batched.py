@@ -1,14 +1,17 @@
-"""Evaluation games on the batched engine (:mod:`trash_env.trash.batched`, exact mode): the same
-games as the rules core plays, many at once.
+"""Evaluation games on the batched engines (exact mode): the same games as the rules cores play, many
+at once.
 
-A pair of Trash agents that the batched engine can play is played here when Numba is installed:
-``random``, ``greedy`` and ``counter`` inside the engine, learned policies (which decide many
-positions at once with ``act_batch``) outside it. Every game gets the same seatings, decks and
-reshuffles as on the scalar path, and every seat the same keyed stream of draws
+A pair of agents that a batched engine can play is played here when Numba is installed: Trash on
+:mod:`trash_env.trash.batched` (``random``, ``greedy`` and ``counter`` inside the engine), Help Your
+Neighbor on :mod:`trash_env.neighbor.batched` (``random``, ``heuristic``, ``roller`` and, for two
+players, ``optimal`` inside it); learned policies (which decide many positions at once with
+``act_batch``) outside it, on either. Every game gets the same seatings and deals as on the scalar
+path (decks and reshuffles for Trash; for Help Your Neighbor the dice, which the engine rolls from
+the deal's generator exactly as the core does), and every seat the same keyed stream of draws
 (:mod:`agents.evaluation.games`): the engine's ``random`` computes its draws from the seat's Philox
-key in compiled code (``TrashBatch.reset(draw_keys=...)``), exactly as ``RandomAgent`` draws from a
-NumPy generator over that key, and an agent asked in batches gets generators over those keys. So
-the games are identical whichever engine plays them (tested game by game).
+key in compiled code (``reset(draw_keys=...)``), exactly as ``RandomAgent`` draws from a NumPy
+generator over that key, and an agent asked in batches gets generators over those keys. So the
+games are identical whichever engine plays them (tested game by game).
 """
 
 from __future__ import annotations
@@ -21,32 +24,49 @@ import numpy as np
 from agents.base import Agent
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
 from agents.evaluation.games import GameResult, agent_generator, deal_plan, deal_seed, draw_keys, stream_of
+from agents.heuristic import NeighborHeuristic, NeighborRoller
+from agents.optimal import OptimalAgent
 from trash_env.games import game_of
+from trash_env.neighbor import batched as neighbor_batched
 from trash_env.trash import batched
 from trash_env.trash.batched import TRUNC, TURN, TrashBatch
 
-VECTORISABLE = ("random", "greedy", "counter")  # the engine's own baselines (training opponents, TrashVecEnv)
+VECTORISABLE = ("random", "greedy", "counter")  # Trash's in-engine baselines (training opponents, TrashVecEnv)
+# Each game's in-engine baselines (training opponents of TrashVecEnv and NeighborVecEnv); optimal: two players.
+VECTORISABLE_BY_GAME = {"trash": VECTORISABLE, "help_your_neighbor": tuple(neighbor_batched.POLICY_CODES)}
 
 
 BATCH_CHUNK = 4096  # games per batched-engine call
 
+# The agents each engine plays inside itself, by their exact type (a subclass may choose otherwise).
+_ENGINE_POLICIES = {
+    "trash": {RandomAgent: "random", GreedyAgent: "greedy", CountingAgent: "counter"},
+    "help_your_neighbor": {
+        RandomAgent: "random",
+        NeighborHeuristic: "heuristic",
+        NeighborRoller: "roller",
+        OptimalAgent: "optimal",
+    },
+}
 
-def engine_policy(agent: Agent) -> str | None:
-    """The batched engine's name for an agent it plays inside itself, choosing exactly as the agent
-    does (exact mode's ``random`` draws as ``RandomAgent`` from the seat's keyed stream), else None."""
-    return {RandomAgent: "random", GreedyAgent: "greedy", CountingAgent: "counter"}.get(type(agent))
+
+def engine_policy(agent: Agent, game: str = "trash") -> str | None:
+    """The batched engine's name for an agent it plays inside itself (in ``game``), choosing exactly as
+    the agent does (exact mode's ``random`` draws as ``RandomAgent`` from the seat's keyed stream),
+    else None."""
+    return _ENGINE_POLICIES[game].get(type(agent))
 
 
 def batched_eligible(config: Any, pair: tuple[str, str], agents: dict[str, Agent]) -> bool:
-    """Whether the batched engine can play ``pair``: Trash within the engine's limits, Numba
-    installed, and each agent an in-engine baseline or one that decides in batches."""
-    return (
-        batched.HAVE_NUMBA
-        and game_of(config).name == "trash"
-        and config.deck_size <= batched.MAX_DECK
-        and config.max_turns <= np.iinfo(np.int16).max
-        and all(engine_policy(agents[spec]) or agents[spec].batchable for spec in pair)
-    )
+    """Whether a batched engine can play ``pair``: Numba installed, the configuration within the
+    engine's limits, and each agent an in-engine baseline or one that decides in batches."""
+    game = game_of(config).name
+    if game == "trash":
+        fits = config.deck_size <= batched.MAX_DECK and config.max_turns <= np.iinfo(np.int16).max
+    else:
+        fits = config.max_turns <= neighbor_batched.MAX_TURNS
+    playable = all(engine_policy(agents[spec], game) or agents[spec].batchable for spec in pair)
+    return batched.HAVE_NUMBA and fits and playable
 
 
 class LazyGenerators(Sequence):
@@ -65,16 +85,32 @@ class LazyGenerators(Sequence):
         return self.make(self.games[index], self.seats[index])
 
 
+def _engine_batch(config: Any, size: int, inside: list[list[str | None]], agents: dict[str, Agent]) -> Any:
+    """An exact-mode batch of ``size`` games of ``config``'s game, ``inside[b]`` the in-engine player
+    of each seat of game ``b`` (None: asked)."""
+    if game_of(config).name == "trash":
+        return TrashBatch(config, size, exact=True, policies=inside)
+    tables = next((agent.tables() for agent in agents.values() if type(agent) is OptimalAgent), None)
+    return neighbor_batched.NeighborBatch(config, size, exact=True, policies=inside, optimal_tables=tables)
+
+
+def _turns_and_truncation(batch: Any, b: int) -> tuple[int, bool]:
+    if isinstance(batch, TrashBatch):
+        return int(batch.state[b, TURN]), bool(batch.state[b, TRUNC])
+    return int(batch.state[b, neighbor_batched.TURN]), bool(batch.state[b, neighbor_batched.TRUNC])
+
+
 def play_deals_batched(
     config: Any, pair: tuple[str, str], deals: Sequence[int], seed: int, duplicate: bool, agents: dict[str, Agent]
 ) -> list[GameResult]:
-    """:func:`play_deals` on the batched engine: the same games (seatings, decks and reshuffle seeds,
-    every seat's keyed draws); ``random``, ``greedy`` and ``counter`` play inside the engine, the
-    other agents are asked in batches (``act_batch``) with generators over the keys :func:`play_deals`
+    """:func:`play_deals` on the batched engine of ``config``'s game: the same games (seatings, each
+    game's deal seed, every seat's keyed draws); the engine's baselines play inside it, the other
+    agents are asked in batches (``act_batch``) with generators over the keys :func:`play_deals`
     gives them, so the games are the same."""
+    game = game_of(config).name
     plan = deal_plan(pair, config.num_players)
     games = [(deal, seating) for deal in deals for seating in plan]
-    inside_of = {spec: engine_policy(agents[spec]) for spec in pair}
+    inside_of = {spec: engine_policy(agents[spec], game) for spec in pair}
     outside = [spec for spec in dict.fromkeys(pair) if inside_of[spec] is None]
     inside_by_rotation = [[inside_of[spec] for spec in seating.seats] for seating in plan]
     who_by_rotation = np.array([[outside.index(s) if s in outside else -1 for s in seating.seats] for seating in plan])
@@ -82,9 +118,7 @@ def play_deals_batched(
     for start in range(0, len(games), BATCH_CHUNK):
         chunk = games[start : start + BATCH_CHUNK]
         chunk_rotations = np.array([seating.rotation for _, seating in chunk])
-        batch = TrashBatch(
-            config, len(chunk), exact=True, policies=[inside_by_rotation[r] for r in chunk_rotations.tolist()]
-        )
+        batch = _engine_batch(config, len(chunk), [inside_by_rotation[r] for r in chunk_rotations.tolist()], agents)
         who = who_by_rotation[chunk_rotations]
         streams = [stream_of(seating, duplicate) for _, seating in chunk]
         keys = draw_keys(seed, [deal for deal, _ in chunk], streams, config.num_players)  # [games, seats, 2]
@@ -110,17 +144,10 @@ def play_deals_batched(
                 rngs = LazyGenerators(rows.tolist(), batch.seats[rows].tolist(), generator)
                 actions[rows] = agents[spec].act_batch(batch.obs[rows], batch.masks[rows], rngs)
             batch.step(actions)
-        state, rewards = batch.state, batch.rewards
+        rewards = batch.rewards
         for b, (deal, seating) in enumerate(chunk):
+            turns, truncated = _turns_and_truncation(batch, b)
             results.append(
-                GameResult(
-                    pair,
-                    deal,
-                    seating.rotation,
-                    seating.seats,
-                    tuple(rewards[b].tolist()),
-                    int(state[b, TURN]),
-                    bool(state[b, TRUNC]),
-                )
+                GameResult(pair, deal, seating.rotation, seating.seats, tuple(rewards[b].tolist()), turns, truncated)
             )
     return results

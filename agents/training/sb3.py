@@ -157,7 +157,7 @@ class Args:
     subproc: bool = False
     """run the environments in subprocesses (SubprocVecEnv) instead of in this process"""
     batched: bool = False
-    """run the n_envs games on the batched engine (TrashVecEnv): Trash only, opponents random/greedy/counter"""
+    """run the n_envs games on the batched engine (TrashVecEnv, NeighborVecEnv): opponents its in-engine baselines"""
     seed: int = 0
     """seeds the environments, the model and every evaluation"""
     threads: Annotated[int | None, shown_default("OMP_NUM_THREADS when set, else 1", metavar="N")] = None
@@ -252,31 +252,33 @@ def make_env_factory(args: Args, opponents: list[Any]):
 
 
 def check_batched(args: Args) -> None:
-    """--batched needs what the batched engine plays: Trash, vectorisable baselines (self-play snapshots are
-    asked in batches between the engine's steps)."""
+    """--batched needs what the game's batched engine plays: its vectorisable baselines (self-play snapshots
+    are asked in batches between the engine's steps)."""
     if not args.batched:
         return
-    from agents.evaluation.batched import VECTORISABLE
+    from agents.evaluation.batched import VECTORISABLE_BY_GAME
 
-    if args.game != "trash":
-        raise ValueError("--batched: the batched engine plays Trash only")
     if args.subproc:
         raise ValueError("--batched runs every game in one process; drop --subproc")
     if args.algo != "maskable_ppo":
         raise ValueError("--batched takes masked actions only: use --algo maskable_ppo")
-    others = sorted(set(args.opponents) - set(VECTORISABLE))
+    vectorisable = VECTORISABLE_BY_GAME[args.game]
+    others = sorted(set(args.opponents) - set(vectorisable))
     if others:
-        raise ValueError(f"--batched: opponents {others} are not among the in-engine baselines {list(VECTORISABLE)}")
+        raise ValueError(f"--batched: opponents {others} are not among the in-engine baselines {list(vectorisable)}")
 
 
 def make_vec_env_for(args: Args, opponents: list[Any]) -> Any:
     """SB3 vector envs over the single-agent env, or the batched engine's (--batched)."""
     if args.batched:
-        from trash_env.trash.vec_env import TrashVecEnv
+        if args.game == "help_your_neighbor":
+            from trash_env.neighbor.vec_env import NeighborVecEnv as BatchedVecEnv
+        else:
+            from trash_env.trash.vec_env import TrashVecEnv as BatchedVecEnv
 
         # VecMonitor adds info["episode"], so SB3 logs rollout/ep_rew_mean and ep_len_mean as on the scalar path.
         return VecMonitor(
-            TrashVecEnv(args.n_envs, args.preset, opponents=args.opponents, seed=args.seed, **rules_fields(args))
+            BatchedVecEnv(args.n_envs, args.preset, opponents=args.opponents, seed=args.seed, **rules_fields(args))
         )
     return make_vec_env(
         make_env_factory(args, opponents),

@@ -605,9 +605,10 @@ def test_batched_tournament_plays_the_scalar_games(
 
 
 def test_auto_plays_other_agents_and_games_on_the_scalar_engine(batched_calls: list[tuple[str, str]]) -> None:
-    """``auto`` falls back to the core when an agent cannot play on the engine (search) or the game
-    is Help Your Neighbor (R12), with the same results as ``scalar``; a prebuilt agent object plays
-    wherever its kind can (a GreedyAgent inside the engine), again with the scalar games."""
+    """``auto`` falls back to the core when an agent cannot play on the engine (search), with the same
+    results as ``scalar``; Help Your Neighbor (R12) plays on its own batched engine, again with the
+    scalar games; a prebuilt agent object plays wherever its kind can (a GreedyAgent inside the
+    engine), again with the scalar games."""
     standard = make_config("standard")
     with_search = run_tournament(standard, ["greedy", "search:samples=2"], 2, seed=1)
     assert with_search == run_tournament(standard, ["greedy", "search:samples=2"], 2, seed=1, engine="scalar")
@@ -615,9 +616,9 @@ def test_auto_plays_other_agents_and_games_on_the_scalar_engine(batched_calls: l
     dice = run_pairings(neighbor, [("random", "random")], 5, seed=1)
     assert dice == run_pairings(neighbor, [("random", "random")], 5, seed=1, engine="scalar")
     assert len(dice) == 15
-    assert batched_calls == []
+    assert batched_calls == [("random", "random")]
     prebuilt = run_pairings(standard, [("mine", "random")], 5, seed=1, prebuilt={"mine": GreedyAgent()})
-    assert batched_calls == [("mine", "random")]
+    assert batched_calls == [("random", "random"), ("mine", "random")]
     scalar = run_pairings(standard, [("greedy", "random")], 5, seed=1, engine="scalar")
     assert [(g.deal, g.rotation, g.rewards, g.turns) for g in prebuilt] == [
         (g.deal, g.rotation, g.rewards, g.turns) for g in scalar
@@ -629,7 +630,7 @@ def test_auto_plays_other_agents_and_games_on_the_scalar_engine(batched_calls: l
     [
         (make_config("standard"), [("greedy", "search")], "batched", "batched engine plays Trash agents"),
         (make_config("standard"), [("greedy", "search:samples=2")], "batched", "batched engine"),
-        (neighbor_config(), [("random", "random")], "batched", "batched engine plays Trash agents"),
+        (neighbor_config(max_turns=40_000), [("random", "random")], "batched", "within its limits"),
         (make_config("standard", max_turns=40_000), [("greedy", "random")], "batched", "within its limits"),
         (make_config("standard"), [("greedy", "random")], "numba", "engine='numba'"),
         (make_config("standard"), [("greedy", "random")], "Batched", "engine='Batched'"),
@@ -809,7 +810,6 @@ def test_make_vec_env_for_batched_builds_the_rules_of_the_run(train: ModuleType,
     ("fields", "message"),
     [
         pytest.param({"subproc": True}, "drop --subproc", id="subproc"),
-        pytest.param({"game": "help_your_neighbor"}, "Trash only", id="help_your_neighbor"),
         pytest.param(
             {"opponents": ["greedy", "search"]},
             r"opponents \['search'\] are not among the in-engine baselines",
@@ -822,8 +822,9 @@ def test_make_vec_env_for_batched_builds_the_rules_of_the_run(train: ModuleType,
 def test_train_batched_refuses_what_the_engine_cannot_play(
     train: ModuleType, tmp_path: Path, fields: dict[str, Any], message: str
 ) -> None:
-    """``--batched`` with subprocesses, Help Your Neighbor, an opponent that is not an in-engine
-    baseline, or an algorithm that ignores masks is a ``ValueError`` before anything is written."""
+    """``--batched`` with subprocesses, an opponent that is not an in-engine baseline, or an algorithm
+    that ignores masks is a ``ValueError`` before anything is written (Help Your Neighbor's batched
+    runs: ``tests/neighbor/test_neighbor_vec_env.py``)."""
     with pytest.raises(ValueError, match=message):
         train.train(tiny_args(train, tmp_path / "out", **fields))
     assert not (tmp_path / "out").exists()

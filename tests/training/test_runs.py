@@ -418,7 +418,7 @@ BAD_ARGUMENTS = [
     ("train.py", ["--override", "layout_size=8", "--override", "layout_size"], BAD_OVERRIDE),
     ("train.py", ["--resume", "MISSING"], "does not exist"),
     ("train.py", ["--resume", "SHIPPED", "--preset", "pagat"], "trained for another configuration"),
-    ("train.py", ["--batched", "--game", "help_your_neighbor"], "--batched: the batched engine plays Trash only"),
+    ("train.py", ["--batched", "--game", "help_your_neighbor", "--algo", "ppo"], "--batched takes masked actions"),
     ("train.py", ["--match", "--game", "help_your_neighbor"], NO_MATCHES),
     ("train_rllib.py", ["--iterations", "0"], "--iterations must be at least 1"),
     ("train_rllib.py", ["--override", "layout_size"], BAD_OVERRIDE),
