@@ -25,14 +25,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
-from stable_baselines3.common.vec_env import VecEnv
 
-from trash_env.neighbor.batched import ASKED_FROM, NUM_ACTIONS, POLICY_CODES, NeighborBatch
+from trash_env.batched_vec_env import BatchedVecEnv
+from trash_env.neighbor.batched import ASKED_FROM, POLICY_CODES, NeighborBatch
 from trash_env.neighbor.rules import make_config
 
 
-class NeighborVecEnv(VecEnv):
+class NeighborVecEnv(BatchedVecEnv):
     """``num_envs`` single-agent Help Your Neighbor games on the batched engine (see the module
     docstring). ``optimal_tables`` are the solution's tables for an ``optimal`` opponent (loaded
     from the solver's cache when it is needed and none are given)."""
@@ -48,151 +47,15 @@ class NeighborVecEnv(VecEnv):
         optimal_tables: tuple[np.ndarray, np.ndarray] | None = None,
         **overrides: Any,
     ) -> None:
-        if isinstance(opponents, str):
-            raise ValueError(f"opponents must be a list of baseline names or agents, got {opponents!r}")
-        self.config = make_config(preset, **overrides)
-        self.preset = preset
-        names = [o for o in opponents if isinstance(o, str)]
-        self.batch = NeighborBatch(
-            self.config,
+        names = self.engine_baselines(opponents)
+        config = make_config(preset, **overrides)
+        batch = NeighborBatch(
+            config,
             num_envs,
             seed=seed,
-            opponents=names or ["random"],
+            opponents=names,
             learner_seat=learner_seat,
             parallel=parallel,
             optimal_tables=optimal_tables,
         )
-        self.render_mode = None
-        observation_space = spaces.Box(0.0, 1.0, (self.batch.observer.size,), np.float32)
-        super().__init__(num_envs, observation_space, spaces.Discrete(NUM_ACTIONS))
-        self._actions = np.zeros(num_envs, np.int64)
-        self._asked: dict[int, Any] = {}  # engine code (ASKED_FROM + k) -> the agent asked for those seats
-        self._next_code = ASKED_FROM
-        self._learner_moved = np.zeros(num_envs, np.bool_)
-        self.set_opponents(list(opponents))
-
-    def set_opponents(self, opponents: Sequence[Any]) -> None:
-        """Replace the opponent pool (baseline names and batch-deciding agents); games dealt from now
-        on draw from it. An agent is checked against the rules first (a policy for other rules, or an
-        agent of the other game, is a ValueError naming what differs)."""
-        if isinstance(opponents, str) or not len(opponents):
-            raise ValueError(f"opponents must be a non-empty list of baseline names or agents, got {opponents!r}")
-        codes = []
-        keep = {code: agent for code, agent in self._asked.items() if (self.batch.policies == code).any()}
-        for opponent in opponents:
-            if isinstance(opponent, str):
-                if opponent not in POLICY_CODES:
-                    raise ValueError(f"opponents: {opponent!r} is not an in-engine baseline ({sorted(POLICY_CODES)})")
-                codes.append(POLICY_CODES[opponent])
-                continue
-            if not getattr(opponent, "batchable", False):
-                raise ValueError(f"opponent {opponent!r} cannot play in the batched engine: it has no act_batch")
-            opponent.check_config(self.config)
-            code = next((c for c, agent in keep.items() if agent is opponent), None)
-            if code is None:
-                code, self._next_code = self._next_code, self._next_code + 1
-            keep[code] = opponent
-            codes.append(code)
-        self.batch.set_pool(codes)  # checked first (optimal needs two players): nothing changes on an error
-        self._asked = keep
-
-    def reset(self) -> np.ndarray:
-        seed = self._seeds[0]
-        if seed is not None:
-            self.batch.seed(seed)
-        self._reset_seeds()
-        self._reset_options()
-        obs, _ = self.batch.reset()
-        self._learner_moved[:] = False
-        self._ask_opponents(None)
-        return obs.copy()
-
-    def step_async(self, actions: np.ndarray) -> None:
-        actions = np.asarray(actions).reshape(-1)
-        if len(actions) != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} actions, got {len(actions)}")
-        legal = self.batch.masks[np.arange(self.num_envs), actions.clip(0, NUM_ACTIONS - 1)]
-        bad = np.flatnonzero((actions < 0) | (actions >= NUM_ACTIONS) | (legal == 0))
-        if len(bad):
-            game = int(bad[0])
-            raise ValueError(
-                f"action {actions[game]} is illegal in game {game} (legal: {np.flatnonzero(self.batch.masks[game])}); "
-                "the batched env needs masked actions (MaskablePPO)"
-            )
-        self._actions[:] = actions
-
-    def step_wait(self):
-        batch = self.batch
-        batch.step(self._actions)
-        self._learner_moved[:] = True
-        ended = self._ended(None)
-        self._ask_opponents(ended)
-        dones, rewards, infos = ended["dones"], ended["rewards"], ended["infos"]
-        return batch.obs.copy(), rewards, dones, infos
-
-    def _ended(self, ended: dict[str, Any] | None) -> dict[str, Any]:
-        """Collect the games the last engine step finished (their learner's reward, last observation and
-        truncation), once per game: a game may end while its opponents are asked, and the engine
-        deals it again at once."""
-        batch = self.batch
-        if ended is None:
-            ended = {
-                "dones": np.zeros(self.num_envs, np.bool_),
-                "rewards": np.zeros(self.num_envs, np.float32),
-                "infos": [{} for _ in range(self.num_envs)],
-            }
-        for game in np.flatnonzero(batch.dones):
-            if not self._learner_moved[game]:
-                continue  # (R14) a game in which the learner never moved is not an episode: the next one is
-            ended["dones"][game] = True
-            ended["rewards"][game] = batch.learner_rewards[game]
-            ended["infos"][game] = {
-                "terminal_observation": batch.final_obs[game].copy(),
-                "TimeLimit.truncated": bool(batch.truncs[game]),
-            }
-            self._learner_moved[game] = False
-        return ended
-
-    def _ask_opponents(self, ended: dict[str, Any] | None) -> None:
-        """Step the games whose acting seat is an opponent asked outside the engine (a snapshot), with
-        every such opponent deciding for all its waiting games at once, until every game waits on its
-        learner again."""
-        batch = self.batch
-        games = np.arange(self.num_envs)
-        while True:
-            codes = batch.policies[games, batch.seats]
-            waiting = np.flatnonzero((codes >= ASKED_FROM) & (batch.status > 0))
-            if not len(waiting):
-                return
-            actions = np.full(self.num_envs, -1, np.int64)
-            for code in np.unique(codes[waiting]):
-                rows = waiting[codes[waiting] == code]
-                agent = self._asked[int(code)]
-                actions[rows] = agent.act_batch(batch.obs[rows], batch.masks[rows], [None] * len(rows))
-            batch.step(actions)
-            if ended is not None:
-                self._ended(ended)
-
-    def action_masks(self) -> np.ndarray:
-        """The learners' legal actions now, [num_envs, 12] bools."""
-        return self.batch.masks.astype(bool)
-
-    def close(self) -> None:
-        pass
-
-    # The VecEnv attribute interface, for the one "env" behind every index.
-    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list[Any]:
-        if method_name == "action_masks":
-            masks = self.action_masks()
-            return [masks[i] for i in self._get_indices(indices)]
-        result = getattr(self, method_name)(*method_args, **method_kwargs)
-        return [result for _ in self._get_indices(indices)]
-
-    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
+        super().__init__(batch, config, preset, opponents, POLICY_CODES, ASKED_FROM)
