@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from bench_env import play_aec
+from bench_env import play_aec, play_engine
 from figures import write_figures  # this folder's: run as a script, its folder is on sys.path
 
 import trash_env
@@ -36,18 +36,7 @@ from trash_env.trash.batched import TrashBatch
 
 def play_batched(batch_size: int, seconds: float, seed: int) -> float:
     """Decisions/s of random play on the batched engine (fast mode, every seat asked)."""
-    batch = TrashBatch(make_config("standard"), batch_size, seed=seed)
-    _, masks = batch.reset()
-    batch.step(masks.argmax(axis=1))  # compiled code loaded before timing
-    rng = np.random.default_rng(seed)
-    decisions = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        weights = rng.random(masks.shape, dtype=np.float32)
-        weights *= masks
-        _, masks, _, _ = batch.step(weights.argmax(axis=1))
-        decisions += batch_size
-    return decisions / (time.perf_counter() - start)
+    return play_engine(TrashBatch(make_config("standard"), batch_size, seed=seed), seconds, seed)
 
 
 def train_speed(kind: str, n_envs: int, timesteps: int, seed: int) -> float:

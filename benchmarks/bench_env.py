@@ -18,6 +18,7 @@ import platform
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from figures import write_figures  # this folder's: run as a script, its folder is on sys.path
@@ -38,6 +39,23 @@ class UniformChooser:
     def pick(self, legal) -> int:  # a list or an index array
         self.k += 1
         return int(legal[int(self.floats[self.k % self.size] * len(legal))])
+
+
+def play_engine(batch: Any, seconds: float, seed: int) -> float:
+    """Decisions/s of random legal play on a batched engine (``TrashBatch`` or ``NeighborBatch``, fast
+    mode, every seat asked): the actions drawn from the masks with NumPy, counted in the time."""
+    batch_size = batch.masks.shape[0]
+    _, masks = batch.reset()
+    batch.step(masks.argmax(axis=1))  # compiled code loaded before timing
+    rng = np.random.default_rng(seed)
+    decisions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        weights = rng.random(masks.shape, dtype=np.float32)
+        weights *= masks
+        _, masks, _, _ = batch.step(weights.argmax(axis=1))
+        decisions += batch_size
+    return decisions / (time.perf_counter() - start)
 
 
 def play_aec(make_env: Callable, seconds: float, seed: int) -> tuple[float, float]:

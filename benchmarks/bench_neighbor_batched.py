@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from bench_env import play_aec
+from bench_env import play_aec, play_engine
 from figures import write_figures  # this folder's: run as a script, its folder is on sys.path
 
 from trash_env import help_your_neighbor_v0
@@ -56,17 +56,7 @@ def play_batched(
     """Decisions/s of random play on the batched engine (fast mode, every seat asked); ``parallel`` as
     ``NeighborBatch`` takes it (default: Numba's threads from 256 games on)."""
     batch = NeighborBatch(make_config(num_players=num_players), batch_size, seed=seed, parallel=parallel)
-    _, masks = batch.reset()
-    batch.step(masks.argmax(axis=1))  # compiled code loaded before timing
-    rng = np.random.default_rng(seed)
-    decisions = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        weights = rng.random(masks.shape, dtype=np.float32)
-        weights *= masks
-        _, masks, _, _ = batch.step(weights.argmax(axis=1))
-        decisions += batch_size
-    return decisions / (time.perf_counter() - start)
+    return play_engine(batch, seconds, seed)
 
 
 def train_speed(batched: bool, timesteps: int, seed: int, **overrides: int) -> tuple[float, float]:
