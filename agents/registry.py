@@ -2,7 +2,8 @@
 
 Trash: ``random``, ``greedy``, ``counter``, ``search`` (with an optional budget,
 ``search:samples=32,rollouts=2``). Help Your Neighbor: ``random``, ``heuristic``, ``roller`` (the
-heuristic without its guard), ``optimal`` (two players).
+heuristic without its guard), ``optimal`` (two players), and ``best_response:SPEC`` (two players:
+the exact best response to the agent SPEC, ``best_response:heuristic``).
 In either game, a trained policy by file path (``train.py``'s ``.zip``, or the
 folder ``train_rllib.py`` exports).
 
@@ -12,6 +13,7 @@ The names every tool picks by default are here too, per game: :data:`DEFAULT_OPP
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -57,6 +59,27 @@ SCORED_BASELINES: dict[str, tuple[str, ...]] = {
 baseline but ``search``, too slow for thousands of deals (``optimal`` only where there are two players)."""
 
 
+BEST_RESPONSE = "best_response"
+"""``best_response:SPEC`` (Help Your Neighbor, two players): the exact best response to the agent SPEC
+(:class:`agents.evaluation.exploitability.BestResponseAgent`), computed at its first use."""
+
+
+def _best_response(spec: str, game_name: str) -> Agent:
+    """``best_response:SPEC``: the target is checked now (an unknown agent or a missing policy file is
+    said before anything is computed); its best response is computed at the first check or decision."""
+    target = spec.partition(":")[2]
+    if game_name != "help_your_neighbor":
+        raise ValueError(f"agent {spec!r}: best responses are exact only for two-player Help Your Neighbor")
+    if not target or target.startswith(f"{BEST_RESPONSE}:"):
+        raise ValueError(f"agent {spec!r}: name the agent to respond to, as best_response:heuristic")
+    make_agent(target, game_name)
+    from agents.evaluation.exploitability import BestResponseAgent
+
+    agent = BestResponseAgent(target, functools.partial(make_agent, target, game_name))
+    agent.spec = spec
+    return agent
+
+
 def make_agent(spec: str, game: str = "trash") -> Agent:
     """An agent of ``game`` from its spec: a baseline name, optionally with
     ``:key=value,...`` options, or the path of a policy file saved by ``train.py`` (a ``.zip``).
@@ -68,6 +91,8 @@ def make_agent(spec: str, game: str = "trash") -> Agent:
     """
     game_name = get_game(game).name
     baselines = BASELINES_BY_GAME[game_name]
+    if spec.startswith(f"{BEST_RESPONSE}:"):
+        return _best_response(spec, game_name)
     name, _, options = spec.partition(":")
     if name not in baselines and Path(spec).is_dir():
         from agents.rllib_policy import RLlibAgent, is_rllib_policy

@@ -85,6 +85,73 @@ def neighbor_optimal_ladder() -> str:
     return table(["first", "second", "deals", "score difference [95% CI]"], rows)
 
 
+def neighbor_exploitability() -> str:
+    """Each agent's exact best response and exploitability in ``docs/neighbor_exploitability.json``."""
+    rows = []
+    for row in _load("neighbor_exploitability.json")["exploitability"]:
+        share = "-" if row["optimal_finds"] is None else f"{row['optimal_finds']:.1%}"
+        rows.append(
+            [
+                _name(row["agent"]),
+                f"{row['responder_wins_as_first_roller']:.4f}",
+                f"{row['responder_wins_as_second_roller']:.4f}",
+                f"{row['exploitability']:.4f}",
+                f"{row['loss_to_optimal']:.4f}",
+                share,
+                f"{row['given_away']:.4f}",
+                f"{row['taken_back']:.4f}",
+                f"{row['seconds']['total']:.0f}",
+            ]
+        )
+    header = [
+        "agent",
+        "best response wins, rolling first",
+        "rolling second",
+        "exploitability per deal",
+        "loss to optimal per deal",
+        "share `optimal` finds",
+        "given away",
+        "taken back",
+        "seconds",
+    ]
+    return table(header, rows)
+
+
+def neighbor_exploitable_states() -> str:
+    """The three positions where ``heuristic`` gives its best response most, from
+    ``docs/neighbor_exploitability.json`` (its ``examples``)."""
+    found = {row["agent"]: row for row in _load("neighbor_exploitability.json")["exploitability"]}
+    rows = []
+    for example in found["heuristic"]["examples"][:3]:
+        options = example["win_probability"]
+        against = example["win_probability_against_responder"]
+        rows.append(
+            [
+                example["covered"],
+                example["opponent_covered"],
+                example["agent"],
+                example["optimal"],
+                " / ".join(f"{options[name]:.4f}" for name in options),
+                " / ".join(f"{against[name]:.4f}" for name in against),
+                f"{example['loss']:.4f}",
+                f"{example['visits_per_deal']:.3f}",
+                f"{example['given_away_per_deal']:.4f}",
+            ]
+        )
+    header = [
+        "`heuristic` covered",
+        "opponent covered",
+        "`heuristic`",
+        "optimal",
+        "solved win probability (roll again / end)",
+        "against the best response",
+        "solved loss",
+        "visits per deal",
+        "given away per deal",
+    ]
+    return table(header, rows)
+
+
 def suite_tasks() -> str:
     """The benchmark suite's tasks (``agents.bench.tasks``) with their stored anchor scores, then what
     each tests as a list (one table of both was too wide to read at a laptop's width)."""
@@ -355,6 +422,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "neighbor-exact-pairs": neighbor_exact_pairs,
     "neighbor-exact-gaps": neighbor_exact_gaps,
     "neighbor-optimal-ladder": neighbor_optimal_ladder,
+    "neighbor-exploitability": neighbor_exploitability,
+    "neighbor-exploitable-states": neighbor_exploitable_states,
 }
 
 

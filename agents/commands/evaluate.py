@@ -14,10 +14,18 @@ ratings.
     trash-evaluate search:samples=64 greedy --preset pagat --num-players 4 --match
     trash-evaluate random heuristic --game help_your_neighbor --num-players 4
     trash-evaluate greedy counter --override layout_size=8 --override jokers=true
+    trash-evaluate optimal heuristic --game help_your_neighbor --exact
+    trash-evaluate heuristic --game help_your_neighbor --exact --exploitability
 
 Agents are baseline names (Trash: random, greedy, counter, search, with options
-as ``search:samples=64,rollouts=2``; Help Your Neighbor: random, heuristic) or
-policy files saved by ``train.py`` (``policies/standard_2p_maskable_ppo.zip``).
+as ``search:samples=64,rollouts=2``; Help Your Neighbor: random, heuristic, and
+with two players optimal and ``best_response:SPEC``) or policy files saved by
+``train.py`` (``policies/standard_2p_maskable_ppo.zip``).
+
+``--exact`` (two-player Help Your Neighbor) computes instead of sampling: every pair's
+expected score and each agent's loss to optimal play; ``--exploitability`` adds each agent's
+exact best response, what it wins per deal and where the agent gives it away
+(:mod:`agents.evaluation.exploitability`; docs/exploitability.md).
 """
 
 from __future__ import annotations
@@ -100,9 +108,17 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="two-player Help Your Neighbor: exact expected scores by policy evaluation over every state (no "
         "sampling), and each agent's loss to optimal play by kind of decision",
     )
+    parser.add_argument(
+        "--exploitability",
+        action="store_true",
+        help="with --exact: also each agent's exact best response, its exploitability (what the best response "
+        "wins per deal) and the states where it gives most away (about 2 minutes an agent; one agent is enough)",
+    )
     args = parser.parse_args(argv)
-    if len(args.agents) < 2:
-        parser.error("name at least two agents")
+    if args.exploitability and not args.exact:
+        parser.error("--exploitability goes with --exact (two-player Help Your Neighbor)")
+    if len(args.agents) < (1 if args.exploitability else 2):
+        parser.error("name at least two agents (or one, with --exact --exploitability)")
     return args
 
 
@@ -133,7 +149,8 @@ def check_arguments(args: argparse.Namespace) -> Any:
             raise ValueError(
                 "--exact evaluates two-player Help Your Neighbor (the solved game): add --game help_your_neighbor"
             )
-        round_robin(args.agents)
+        if len(args.agents) > 1:  # (one agent is allowed with --exploitability)
+            round_robin(args.agents)
         from agents.registry import make_agent
 
         for spec in args.agents:
@@ -209,11 +226,11 @@ def save_records(config: Any, args: argparse.Namespace) -> int:
 
 
 def exact_main(args: argparse.Namespace, config: Any) -> int:
-    """``--exact``: every pair's exact score, then each agent's loss to optimal play."""
+    """``--exact``: every pair's exact score, then each agent's loss to optimal play (and with
+    ``--exploitability`` its exact best response: :func:`exploitability_section`)."""
     from rich.console import Console
-    from rich.table import Table
 
-    from agents.evaluation.exact import decision_tables, exact_pair, gap_to_optimal
+    from agents.evaluation.exact import decision_tables, gap_to_optimal
     from agents.registry import make_agent
 
     console = Console(width=None if sys.stdout.isatty() else 120)
@@ -224,6 +241,37 @@ def exact_main(args: argparse.Namespace, config: Any) -> int:
 
     with status("reading every agent's decision at every state"):
         tables = {spec: decision_tables(agent) for spec, agent in agents.items()}
+    pairs = []
+    if len(args.agents) > 1:
+        pairs = exact_pairs(args, tables, console, status)
+    gaps = []
+    for spec, agent in agents.items():
+        if spec == "optimal":
+            continue
+        with status(f"{spec}: its loss to optimal play"):
+            gap = gap_to_optimal(agent, seed=args.seed)
+        gaps.append({**gap, "agent": spec})
+        print_gap(console, spec, gap)
+    exploits = []
+    if args.exploitability:
+        losses = {gap["agent"]: gap["all"] for gap in gaps}
+        exploits = exploitability_section(agents, tables, losses, console, status)
+    if args.json:
+        settings = {"game": "help_your_neighbor_v0", "agents": args.agents, "exact": True}
+        found = {"pairs": pairs, "gaps": gaps}
+        if args.exploitability:
+            settings["exploitability"] = True
+            found["exploitability"] = exploits
+        write_json(args.json, {"settings": settings, **found})
+    return 0
+
+
+def exact_pairs(args: argparse.Namespace, tables: dict[str, Any], console: Any, status: Any) -> list[dict[str, Any]]:
+    """``--exact``'s first table: every pair's exact win probabilities and score difference."""
+    from rich.table import Table
+
+    from agents.evaluation.exact import exact_pair
+
     pairs = []
     table = Table(title="exact, two-player Help Your Neighbor (no turn limit): first vs second")
     for column in (
@@ -246,47 +294,102 @@ def exact_main(args: argparse.Namespace, config: Any) -> int:
             f"{pair.score_difference:+.6f}",
         )
     console.print(table)
-    gaps = []
+    return pairs
+
+
+def print_gap(console: Any, spec: str, gap: dict[str, Any]) -> None:
+    """An agent's loss to optimal play by kind of decision, and the states where it errs most."""
+    from rich.table import Table
+
+    losses = Table(title=f"{spec} against optimal: what its own decisions cost (win probability, score per deal)")
+    for column in ("its decisions", "loss rolling first", "loss rolling second", "score loss per deal"):
+        losses.add_column(column, justify="left" if column == "its decisions" else "right")
+    for key, label in (
+        ("all", "all"),
+        ("roll_or_end", "roll again or end only"),
+        ("uncover", "which marker to uncover only"),
+    ):
+        row = gap[key]
+        losses.add_row(
+            label,
+            f"{row['loss_as_first_roller']:.6f}",
+            f"{row['loss_as_second_roller']:.6f}",
+            f"{row['score_loss_per_deal']:.6f}",
+        )
+    console.print(losses)
+    for example in gap["examples"]:
+        options = ", ".join(f"{name} {p:.4f}" for name, p in example["win_probability"].items())
+        rolls = " or ".join(str(roll) for roll in example["after_rolls"])
+        console.print(
+            f"  covered {example['covered']} vs {example['opponent_covered']}, after rolling {rolls}: "
+            f"{spec} chooses to {example['agent']}, optimal to {example['optimal']} (win probability: {options}; "
+            f"met {example['times_met']} times in 2000 sampled games)"
+        )
+
+
+def exploitability_section(
+    agents: dict[str, Any], tables: dict[str, Any], losses: dict[str, dict[str, float]], console: Any, status: Any
+) -> list[dict[str, Any]]:
+    """``--exploitability``: each agent's exact best response, what it wins, and where the agent gives
+    it away. The loss to optimal play is the gap's (already computed), 0 for ``optimal`` itself."""
+    import dataclasses
+
+    from rich.table import Table
+
+    from agents.evaluation.exploitability import exploitability
+
+    found = []
+    table = Table(title="exploitability, two-player Help Your Neighbor (exact best response, no turn limit)")
+    for column in (
+        "agent",
+        "best response wins, rolling first",
+        "rolling second",
+        "exploitability per deal",
+        "loss to optimal per deal",
+        "share optimal finds",
+        "seconds",
+    ):
+        table.add_column(column, justify="left" if column == "agent" else "right")
     for spec, agent in agents.items():
-        if spec == "optimal":
+        with status(f"{spec}: its exact best response"):
+            result = exploitability(agent, tables=tables[spec], versus_optimal=False)
+        if spec in losses:  # the agent's wins against optimal, from each seat: optimal's are the rest
+            gap = losses[spec]
+            optimal = 1.0 - gap["wins_as_second_roller"], 1.0 - gap["wins_as_first_roller"]
+        else:  # optimal against itself wins the game's value from each seat
+            optimal = result.game_value, 1.0 - result.game_value
+        result = dataclasses.replace(
+            result, optimal_wins_as_first_roller=optimal[0], optimal_wins_as_second_roller=optimal[1]
+        )
+        row = result.to_dict()
+        found.append({**row, "agent": spec})
+        share = "-" if row["optimal_finds"] is None else f"{row['optimal_finds']:.1%}"
+        table.add_row(
+            spec,
+            f"{result.responder_wins_as_first_roller:.6f}",
+            f"{result.responder_wins_as_second_roller:.6f}",
+            f"{result.exploitability:.6f}",
+            f"{result.loss_to_optimal:.6f}",
+            share,
+            f"{result.seconds['total']:.0f}",
+        )
+    console.print(table)
+    for row in found:
+        if not row["examples"]:
             continue
-        with status(f"{spec}: its loss to optimal play"):
-            gap = gap_to_optimal(agent, seed=args.seed)
-        gaps.append({**gap, "agent": spec})
-        losses = Table(title=f"{spec} against optimal: what its own decisions cost (win probability, score per deal)")
-        for column in ("its decisions", "loss rolling first", "loss rolling second", "score loss per deal"):
-            losses.add_column(column, justify="left" if column == "its decisions" else "right")
-        for key, label in (
-            ("all", "all"),
-            ("roll_or_end", "roll again or end only"),
-            ("uncover", "which marker to uncover only"),
-        ):
-            row = gap[key]
-            losses.add_row(
-                label,
-                f"{row['loss_as_first_roller']:.6f}",
-                f"{row['loss_as_second_roller']:.6f}",
-                f"{row['score_loss_per_deal']:.6f}",
-            )
-        console.print(losses)
-        for example in gap["examples"]:
-            options = ", ".join(f"{name} {p:.4f}" for name, p in example["win_probability"].items())
-            rolls = " or ".join(str(roll) for roll in example["after_rolls"])
+        console.print(
+            f"{row['agent']} gives away {row['given_away']:.6f} per deal to its best response (which takes back "
+            f"{row['taken_back']:.6f} by its own departures from optimal play); most at:"
+        )
+        for example in row["examples"]:
+            rolls = " or ".join(str(roll) for roll in example.get("after_rolls", [7]))
             console.print(
                 f"  covered {example['covered']} vs {example['opponent_covered']}, after rolling {rolls}: "
-                f"{spec} chooses to {example['agent']}, optimal to {example['optimal']} (win probability: {options}; "
-                f"met {example['times_met']} times in 2000 sampled games)"
+                f"{row['agent']} chooses to {example['agent']}, optimal to {example['optimal']} (loses "
+                f"{example['loss']:.4f} win probability; met {example['visits_per_deal']:.3f} times a deal against "
+                f"its best response: {example['given_away_per_deal']:.4f} per deal)"
             )
-    if args.json:
-        write_json(
-            args.json,
-            {
-                "settings": {"game": "help_your_neighbor_v0", "agents": args.agents, "exact": True},
-                "pairs": pairs,
-                "gaps": gaps,
-            },
-        )
-    return 0
+    return found
 
 
 def run_with_progress(config: Any, args: argparse.Namespace) -> list[GameResult]:

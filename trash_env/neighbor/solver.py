@@ -35,6 +35,12 @@ and range and one Bellman sweep's residual are checked (:func:`read_solution`), 
 another version's or one holding values that are not the solution is reported in one line and
 solved again (:func:`load_solution`), never used.
 
+Beyond the solution: :func:`evaluate_policies` gives the exact values of any two policies (as
+:class:`PolicyTables`) playing each other, :func:`best_response` the exact best response to any one
+policy (the responder maximising by :func:`best_backup`, the sweep :func:`bellman` is made of, the
+policy following its tables by :func:`policy_backup`), and :func:`turn_visits` the expected number of
+visits to every state when two policies play (``agents.evaluation.exploitability`` builds on them).
+
 ``totals`` (test-only) plays the game with markers for fewer totals, to check the solver against an
 exhaustive expectimax on a game small enough for it; the rules core plays only the full game.
 """
@@ -79,27 +85,40 @@ class Solution:
 
     def roll_again(self) -> np.ndarray:
         """[me, opp]: True where rolling again is at least as good as ending the turn (ties roll)."""
-        return self.value >= 1.0 - self.value.T
+        return roll_again_table(self.value, self.value)
 
     def uncover(self) -> np.ndarray:
         """[me, opp]: the marker (index into ``totals``) the optimal player uncovers after a 7, -1 when
         nothing is covered (ties: the lowest index)."""
-        worst = np.full(self.value.shape, np.inf)
-        best = np.full(self.value.shape, -1, np.int8)
-        index = np.arange(self.full + 1)
-        for j in range(len(self.totals)):
-            bit = 1 << j
-            holds = (index & bit) != 0
-            # uncovering j leaves the opponent to roll at value[opp, me ^ bit]: the smaller the better
-            after = self.value.T[index ^ bit, :]
-            better = holds[:, None] & (after < worst - 1e-15)
-            worst = np.where(better, after, worst)
-            best = np.where(better, j, best)
-        return best
+        return uncover_table(self.value, self.totals)
 
     def residual(self) -> float:
         """The largest violation of the Bellman equations over every state."""
         return float(np.abs(bellman(self.value, self.totals) - self.value)[: self.full, : self.full].max())
+
+
+def roll_again_table(own: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """[me, opp]: True where rolling again is at least as good for a player as ending the turn (ties
+    roll), given their turn-start values ``own`` and the other player's, ``other``."""
+    return own >= 1.0 - other.T
+
+
+def uncover_table(other: np.ndarray, totals: tuple[int, ...]) -> np.ndarray:
+    """[me, opp]: the marker (index into ``totals``) to uncover after a 7 that leaves the other player,
+    whose turn-start values are ``other``, the lowest value; -1 when nothing is covered (ties: the
+    lowest index)."""
+    worst = np.full(other.shape, np.inf)
+    best = np.full(other.shape, -1, np.int8)
+    index = np.arange(other.shape[0])
+    for j in range(len(totals)):
+        bit = 1 << j
+        holds = (index & bit) != 0
+        # uncovering j leaves the other to roll at other[opp, me ^ bit]: the smaller the better
+        after = other.T[index ^ bit, :]
+        better = holds[:, None] & (after < worst - 1e-15)
+        worst = np.where(better, after, worst)
+        best = np.where(better, j, best)
+    return best
 
 
 def roll_outcomes(totals: tuple[int, ...]) -> list[tuple[int, int, float]]:
@@ -153,19 +172,28 @@ def marker_views(array: np.ndarray, bit: int) -> tuple[np.ndarray, np.ndarray]:
     return blocks[:, 0], blocks[:, 1]
 
 
+def best_backup(own: np.ndarray, other: np.ndarray, totals: tuple[int, ...] = TOTALS) -> np.ndarray:
+    """:func:`backup` for a player who chooses best given ``own`` (their turn-start values) and
+    ``other`` (the other player's): the better of rolling again and ending; after a 7 the marker
+    that leaves the other the least. With ``other`` the values of a fixed policy this is the best
+    response's sweep (:func:`best_response`); with ``own`` and ``other`` the same array, the
+    Bellman operator of the game (:func:`bellman`)."""
+    transposed = np.ascontiguousarray(other.T)  # transposed[me, opp] = other[opp, me]: the other's turn
+    choose = np.maximum(own, 1.0 - transposed)
+    least = np.full_like(own, np.inf)
+    least[0] = transposed[0]  # nothing covered: the turn just passes
+    for j in range(len(totals)):
+        lacks = marker_views(transposed, 1 << j)[0]  # uncovering j: the other rolls at other[opp, me ^ bit]
+        holding = marker_views(least, 1 << j)[1]
+        np.minimum(holding, lacks, out=holding)
+    return backup(other, lambda total: choose, 1.0 - least, totals)
+
+
 def bellman(value: np.ndarray, totals: tuple[int, ...] = TOTALS) -> np.ndarray:
     """One sweep of the Bellman operator: every state's value given ``value`` for the next ones
     (both players optimal: choose the better of rolling again and ending; after a 7 uncover the
     marker that leaves the opponent the least)."""
-    transposed = np.ascontiguousarray(value.T)  # transposed[me, opp] = value[opp, me]: the other's turn
-    choose = np.maximum(value, 1.0 - transposed)
-    least = np.full_like(value, np.inf)
-    least[0] = transposed[0]  # nothing covered: the turn just passes
-    for j in range(len(totals)):
-        lacks = marker_views(transposed, 1 << j)[0]  # uncovering j: the opponent rolls at value[opp, me ^ bit]
-        holding = marker_views(least, 1 << j)[1]
-        np.minimum(holding, lacks, out=holding)
-    return backup(value, lambda total: choose, 1.0 - least, totals)
+    return best_backup(value, value, totals)
 
 
 def fixed_point(
@@ -208,6 +236,64 @@ def fixed_point(
         for weight, difference in zip(weights, steps):
             x -= weight * difference
     raise RuntimeError(f"the iteration did not converge to {tolerance}")
+
+
+def affine_fixed_point(
+    step: Callable[[np.ndarray], np.ndarray], start: np.ndarray, tolerance: float, limit: int = 20_000
+) -> tuple[np.ndarray, int]:
+    """The fixed point of an affine ``step`` (``step(x) = c + L x``, ``L`` linear) to a residual
+    ``max |step(x) - x| <= tolerance``, by BiCGSTAB on ``(I - L) x = c``; returns it and the number of
+    calls of ``step``. For the transient sums of :func:`turn_visits` it takes about half the sweeps
+    of :func:`fixed_point` and less arithmetic per sweep. The residual is checked on
+    ``step`` itself, never only on the recurrence's estimate; a breakdown restarts from the last
+    iterate with a new shadow residual."""
+    shape = start.shape
+    constant = step(np.zeros(shape)).ravel()
+    calls = 1
+
+    def apply(x: np.ndarray) -> np.ndarray:  # (I - L) x
+        nonlocal calls
+        calls += 1
+        return x - (step(x.reshape(shape)).ravel() - constant)
+
+    x = start.ravel().copy()
+    for restart in range(limit):
+        residual = constant - apply(x)  # = step(x) - x
+        if np.abs(residual).max() <= tolerance:
+            return x.reshape(shape), calls
+        if calls >= limit:
+            break
+        # A random shadow residual: the usual choice, the first residual, is as sparse as the start
+        # here (the opening states) and makes the recurrence stagnate or break down.
+        shadow = np.random.default_rng(restart).standard_normal(x.size)
+        rho = alpha = omega = 1.0
+        v = np.zeros_like(x)
+        p = np.zeros_like(x)
+        while calls < limit:
+            rho_next = float(shadow @ residual)
+            if rho_next == 0.0 or omega == 0.0:
+                break  # breakdown: restart from x
+            p = residual + (rho_next / rho) * (alpha / omega) * (p - omega * v)
+            v = apply(p)
+            projected = float(shadow @ v)
+            if projected == 0.0:
+                break
+            alpha = rho_next / projected
+            x += alpha * p
+            residual -= alpha * v
+            if np.abs(residual).max() <= tolerance:
+                break
+            t = apply(residual)
+            norm = float(t @ t)
+            if norm == 0.0:
+                break
+            omega = float(t @ residual) / norm
+            x += omega * residual
+            residual -= omega * t
+            rho = rho_next
+            if np.abs(residual).max() <= tolerance:
+                break
+    raise RuntimeError(f"the linear solve did not converge to {tolerance} in {limit} sweeps")
 
 
 def solve(totals: tuple[int, ...] = TOTALS, tolerance: float = TOLERANCE) -> Solution:
@@ -548,6 +634,21 @@ class _CompiledTables:
         _policy_sweep(own, transposed, *arrays, self.seven, out)
         return out
 
+    def visits(self, turns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`turn_visits_step` compiled."""
+        again, handed = np.zeros_like(turns), np.zeros_like(turns)
+        arrays = self.rolls, self.table_of, self.uncover, self.bits, self.probabilities
+        _visits_sweep(turns, *arrays, self.seven, again, handed)
+        return again, handed
+
+
+def policy_sweeper(tables: PolicyTables, totals: tuple[int, ...]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """:func:`policy_backup` for ``tables`` as a function of (own, other): the compiled sweep with
+    Numba (several times faster), the NumPy one otherwise."""
+    if HAVE_NUMBA:
+        return _CompiledTables(tables, totals).sweep
+    return lambda own, other: policy_backup(own, other, tables, totals)
+
 
 def evaluate_policies(
     first: PolicyTables, second: PolicyTables, totals: tuple[int, ...] = TOTALS, tolerance: float = TOLERANCE
@@ -556,21 +657,222 @@ def evaluate_policies(
     ``[me, opp]`` the probability that the player to roll (the one following that table) wins.
     The first roller of a game that ``first`` opens wins with probability ``v_first[0, 0]``."""
     size = 1 << len(totals)
-    if HAVE_NUMBA:  # the compiled sweep (several times faster); the NumPy one otherwise
-        compiled = _CompiledTables(first, totals), _CompiledTables(second, totals)
-
-        def backups(first_value: np.ndarray, second_value: np.ndarray) -> list[np.ndarray]:
-            return [compiled[0].sweep(first_value, second_value), compiled[1].sweep(second_value, first_value)]
-    else:
-
-        def backups(first_value: np.ndarray, second_value: np.ndarray) -> list[np.ndarray]:
-            return [
-                policy_backup(first_value, second_value, first, totals),
-                policy_backup(second_value, first_value, second, totals),
-            ]
+    sweeps = policy_sweeper(first, totals), policy_sweeper(second, totals)
 
     def step(values: np.ndarray) -> np.ndarray:
-        return np.stack(backups(values[0], values[1]))
+        return np.stack([sweeps[0](values[0], values[1]), sweeps[1](values[1], values[0])])
 
     values, _ = fixed_point(step, np.full((2, size, size), 0.5), tolerance)
     return values[0], values[1]
+
+
+# --------------------------------------------------------------------------
+# Best response: the exact best reply to any policy, and how often play reaches each state
+
+
+@dataclass(frozen=True)
+class BestResponse:
+    """The best response to a fixed policy (``against``), solved: ``responder[me, opp]`` is the
+    probability that the responder, about to roll, wins (``me`` its markers); ``policy[me, opp]``
+    that the policy's player, about to roll, wins against it (``me`` the policy's markers). The
+    responder's first roll of a game it opens wins with ``responder[0, 0]``, and as second roller
+    it wins with ``1 - policy[0, 0]``: one iteration answers from both seats, the best response
+    being one choice per state whoever opened."""
+
+    totals: tuple[int, ...]
+    against: PolicyTables
+    responder: np.ndarray
+    policy: np.ndarray
+    tolerance: float
+    iterations: int
+    seconds: float
+
+    def roll_again(self) -> np.ndarray:
+        """[me, opp]: True where the responder rolls again (ties roll), whatever the roll was."""
+        return roll_again_table(self.responder, self.policy)
+
+    def uncover(self) -> np.ndarray:
+        """[me, opp]: the marker the responder uncovers after a 7 (-1 with nothing covered)."""
+        return uncover_table(self.policy, self.totals)
+
+    def tables(self) -> PolicyTables:
+        """The responder's policy as tables (deterministic)."""
+        roll = self.roll_again().astype(np.float64)
+        choice = self.uncover()
+        uncover = np.stack([(choice == j).astype(np.float64) for j in range(len(self.totals))])
+        return PolicyTables({total: roll for total, _, _ in roll_outcomes(self.totals)}, uncover)
+
+    def residual(self) -> float:
+        """The largest violation of the best response's equations (the responder's Bellman equations,
+        the policy's evaluation equations) over every state."""
+        full = (1 << len(self.totals)) - 1
+        responder = best_backup(self.responder, self.policy, self.totals)
+        policy = policy_backup(self.policy, self.responder, self.against, self.totals)
+        return float(
+            max(
+                np.abs(responder - self.responder)[:full, :full].max(),
+                np.abs(policy - self.policy)[:full, :full].max(),
+            )
+        )
+
+
+def best_response(
+    against: PolicyTables,
+    totals: tuple[int, ...] = TOTALS,
+    tolerance: float = TOLERANCE,
+    start: np.ndarray | None = None,
+) -> BestResponse:
+    """The exact best response to the policy ``against``: value iteration in which the policy's player
+    follows its tables (:func:`policy_backup`) and the responder maximises its probability of
+    winning (:func:`best_backup`), to a residual of at most ``tolerance`` at every state.
+
+    Against a fixed policy the game is a Markov decision process for the responder; every policy
+    pair ends with probability 1 (each turn starts with a forced roll, and covering is five times
+    likelier than uncovering), so the fixed point is unique and ``start`` ([responder, policy], for
+    example the solved values twice) only changes how many sweeps it takes."""
+    began = time.perf_counter()
+    size = 1 << len(totals)
+    policy_sweep = policy_sweeper(against, totals)
+
+    def step(values: np.ndarray) -> np.ndarray:
+        return np.stack([best_backup(values[0], values[1], totals), policy_sweep(values[1], values[0])])
+
+    initial = np.full((2, size, size), 0.5) if start is None else np.asarray(start, dtype=np.float64)
+    values, sweeps = fixed_point(step, initial, tolerance)
+    seconds = time.perf_counter() - began
+    return BestResponse(tuple(totals), against, values[0], values[1], tolerance, sweeps, seconds)
+
+
+def roll_visits(
+    turns: np.ndarray, totals: tuple[int, ...] = TOTALS
+) -> tuple[dict[int, np.ndarray], np.ndarray, np.ndarray]:
+    """Where a player's turns lead before they decide: from ``turns[me, opp]``, the expected number of
+    times they start a turn at each state, the expected number of times they
+
+    - choose after a roll of ``t`` (``{t: [me, opp]}``, ``me`` after covering ``t``),
+    - uncover after a 7 (``[me, opp]``, ``me`` holding at least one marker),
+    - hand the turn over without a choice (``[me, opp]`` in the mover's frame, ``opp`` after the
+      other covered the roll through the privilege: the other then starts at ``[opp, me]``).
+
+    Rolls that complete a set end the game and lead nowhere. The transpose of :func:`backup`."""
+    n = turns.shape[0]
+    full = n - 1
+    choose: dict[int, np.ndarray] = {}
+    handed = np.zeros_like(turns)
+    for total, bit, p in roll_outcomes(totals):
+        if not bit:  # nobody can use it: the roller chooses
+            choose[total] = p * turns
+            continue
+        after = np.zeros_like(turns)
+        high = n // (2 * bit)
+        shape = (high, 2, bit, high, 2, bit)  # [me: high, has, low, opp: high, has, low]
+        turns6, after6, handed6 = turns.reshape(shape), after.reshape(shape), handed.reshape(shape)
+        after6[:, 1] += p * turns6[:, 0]  # the roller lacks it: covers it, then chooses
+        after6[:, 1, :, :, 1, :] += p * turns6[:, 1, :, :, 1, :]  # both hold it: the roller chooses
+        handed6[:, 1, :, :, 1, :] += p * turns6[:, 1, :, :, 0, :]  # only the other lacks it: theirs
+        after[full] = 0.0  # the roller's set is complete: they won
+        choose[total] = after
+    handed[:, full] = 0.0  # the other's set is complete: they won
+    seven = WAYS[SEVEN] / 36
+    handed[0] += seven * turns[0]  # nothing covered: the turn just passes
+    uncover = seven * turns
+    uncover[0] = 0.0
+    return choose, uncover, handed
+
+
+def turn_visits_step(turns: np.ndarray, tables: PolicyTables, totals: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The turns that follow ``turns`` (expected visits to a player's turn starts, [me, opp]) when the
+    player follows ``tables``: (their own next turn starts, after rolling again; the other's, in the
+    other's frame)."""
+    choose, uncover, handed = roll_visits(turns, totals)
+    again = np.zeros_like(turns)
+    for total, visits in choose.items():
+        roll = tables.roll[total]
+        again += roll * visits
+        handed += (1.0 - roll) * visits
+    for j in range(len(totals)):
+        lacks = marker_views(handed, 1 << j)[0]
+        lacks += marker_views(tables.uncover[j] * uncover, 1 << j)[1]
+    return again, np.ascontiguousarray(handed.T)
+
+
+@njit(cache=True)
+def _visits_sweep(
+    turns: np.ndarray,
+    rolls: np.ndarray,
+    table_of: np.ndarray,
+    uncover: np.ndarray,
+    bits: np.ndarray,
+    probabilities: np.ndarray,
+    seven: float,
+    again: np.ndarray,
+    handed: np.ndarray,
+) -> None:
+    """:func:`turn_visits_step` compiled, state by state, adding into ``again`` (the player's next turn
+    starts) and ``handed`` (the other's, in the other's frame). One thread: each state scatters to
+    several others, which threads would write at once."""
+    n = turns.shape[0]
+    full = n - 1
+    for me in range(n):
+        for opp in range(n):
+            w = turns[me, opp]
+            if w == 0.0:
+                continue
+            for k in range(len(bits)):
+                bit = bits[k]
+                mass = probabilities[k] * w
+                if bit != 0 and me & bit == 0:  # the roller covers it (a full set wins), then chooses
+                    mine = me | bit
+                    if mine != full:
+                        r = rolls[table_of[k], mine, opp]
+                        again[mine, opp] += r * mass
+                        handed[opp, mine] += (1.0 - r) * mass
+                elif bit != 0 and opp & bit == 0:  # the other covers it and rolls next (or wins)
+                    theirs = opp | bit
+                    if theirs != full:
+                        handed[theirs, me] += mass
+                else:  # nobody can use it: the roller chooses
+                    r = rolls[table_of[k], me, opp]
+                    again[me, opp] += r * mass
+                    handed[opp, me] += (1.0 - r) * mass
+            mass = seven * w
+            if me == 0:
+                handed[opp, 0] += mass
+            else:
+                for j in range(uncover.shape[0]):
+                    if me >> j & 1:
+                        handed[opp, me ^ (1 << j)] += uncover[j, me, opp] * mass
+
+
+def turn_visits(
+    first: PolicyTables,
+    second: PolicyTables,
+    totals: tuple[int, ...] = TOTALS,
+    opens: tuple[float, float] = (1.0, 1.0),
+    tolerance: float = 1e-12,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The expected number of times each player starts a turn at each state ([me, opp], ``me`` the
+    player's markers) when ``first`` and ``second`` play each other, over ``opens[0]`` games that
+    ``first`` opens and ``opens[1]`` that ``second`` opens (the default: one game of each, the two
+    games of a duplicate deal). The visits at a player's decisions follow by :func:`roll_visits`.
+    Solved as the fixed point of ``visits = start + step(visits)`` (every game ends, so the series
+    converges), to ``tolerance``, by :func:`affine_fixed_point`."""
+    size = 1 << len(totals)
+    start = np.zeros((2, size, size))
+    start[0, 0, 0], start[1, 0, 0] = opens
+    if HAVE_NUMBA:  # the compiled sweep; the NumPy one otherwise
+        compiled = _CompiledTables(first, totals), _CompiledTables(second, totals)
+        steps = compiled[0].visits, compiled[1].visits
+    else:
+        steps = (
+            lambda turns: turn_visits_step(turns, first, totals),
+            lambda turns: turn_visits_step(turns, second, totals),
+        )
+
+    def step(visits: np.ndarray) -> np.ndarray:
+        again_first, to_second = steps[0](visits[0])
+        again_second, to_first = steps[1](visits[1])
+        return start + np.stack([again_first + to_first, again_second + to_second])
+
+    visits, _ = affine_fixed_point(step, start, tolerance)
+    return visits[0], visits[1]
