@@ -79,6 +79,7 @@ bench: $(VENV)/.installed-all
 	$(PY) benchmarks/bench_selfplay.py --n-envs 64 --batch-size 512 --n-epochs 10 \
 		--json docs/speed/selfplay_sb3_defaults.json
 	$(PY) benchmarks/threads.py --json docs/speed/threads.json
+	$(PY) benchmarks/bench_neighbor_batched.py --json docs/speed/neighbor_batched.json
 	$(PY) scripts/readme_tables.py
 
 clean:

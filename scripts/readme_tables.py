@@ -340,6 +340,47 @@ def batched_training() -> str:
     return table(header, rows).rstrip("\n") + "\n" + note
 
 
+def neighbor_batched() -> str:
+    """The batched Help Your Neighbor engine against the scalar path (``benchmarks/bench_neighbor_batched.py``):
+    random play, MaskablePPO training at three settings, evaluation."""
+    data = _load("speed/neighbor_batched.json")
+    figures = data["figures"]
+    scalar = figures["random_play"]["help_your_neighbor_v0 via env()"]
+    rows = [
+        [
+            f"random play, {what}".replace("help_your_neighbor_v0", "`help_your_neighbor_v0`"),
+            f"{rate:,.0f} decisions/s",
+            "" if rate == scalar else f"{rate / scalar:.1f}x `env()`",
+        ]
+        for what, rate in figures["random_play"].items()
+    ]
+    for run in figures["training"]:
+        settings = f"{run['n_envs']} games x {run['n_steps']} steps"
+        if "batch_size" in run:
+            settings += f", minibatches of {run['batch_size']:,}, {run['n_epochs']} epochs"
+        rows.append(
+            [
+                f"MaskablePPO training ({settings})",
+                f"{run['batched']:,.0f} vs {run['dummy']:,.0f} timesteps/s",
+                f"{run['ratio']:.2f}x (rollouts alone {run['rollout_ratio']:.2f}x)",
+            ]
+        )
+    evaluation = figures["evaluation"]
+    rows.append(
+        [
+            "evaluation, `heuristic` vs `random`, 2 players",
+            f"{evaluation['batched']:,.0f} vs {evaluation['scalar']:,.0f} games/s",
+            f"{evaluation['ratio']:.1f}x ({'the same games' if evaluation['same_games'] else 'DIFFERENT games'})",
+        ]
+    )
+    note = _measured(
+        data,
+        "two players unless said; training against random and heuristic opponents as `hyn-2p` trains, batched "
+        "(`NeighborVecEnv`) vs SB3's `DummyVecEnv`, the first row the suite's settings",
+    )
+    return table(["Help Your Neighbor", "batched vs scalar", "ratio"], rows).rstrip("\n") + "\n" + note
+
+
 def evaluation_speed() -> str:
     """Duplicate-deal evaluation on each engine and worker count, and ``search``'s cost per decision
     (``benchmarks/bench_eval.py``)."""
@@ -412,6 +453,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "batched-random-play": batched_random_play,
     "batched-training": batched_training,
     "evaluation-speed": evaluation_speed,
+    "neighbor-batched": neighbor_batched,
     "batched-learning": batched_learning,
     "headline-speed": headline_speed,
     "training-threads": training_threads,

@@ -14,13 +14,15 @@ Every random number comes from the evaluation seed, the deal and the seat
 worker processes, and whichever order a pair is named in (``B A`` plays the mirrors of ``A B``'s
 games).
 
-Engines. A pair of Trash agents that the batched engine can play (``random``, ``greedy`` and
-``counter`` inside it; learned policies, which decide many positions at once with
-``act_batch``, outside it) is played on the batched engine (:mod:`trash_env.trash.batched`, exact
-mode) when Numba is installed: the same decks and reshuffles as the scalar path, and every agent
-draws from the same keyed stream as there, so the games are identical whichever engine plays them
-(tested), and a pair's games never depend on the other agents of the tournament. Other pairs
-(``search``, Help Your Neighbor) are played on the rules core, on ``workers`` processes.
+Engines. A pair that a batched engine can play is played on it when Numba is installed: in Trash
+(:mod:`trash_env.trash.batched`, exact mode) ``random``, ``greedy`` and ``counter`` inside the
+engine; in Help Your Neighbor (:mod:`trash_env.neighbor.batched`) ``random``, ``heuristic``,
+``roller`` and, with two players, ``optimal`` inside it; in both games learned policies, which
+decide many positions at once with ``act_batch``, outside it. The deals (decks and reshuffles, or
+dice) are the scalar path's, and every agent draws from the same keyed stream as there, so the
+games are identical whichever engine plays them (tested), and a pair's games never depend on the
+other agents of the tournament. Other pairs (``search``, agents without ``act_batch``) are played
+on the rules core, on ``workers`` processes.
 """
 
 from __future__ import annotations
@@ -208,9 +210,11 @@ def check_pairings(
         agent.check_config(config)
     on_batch = {pair: engine != "scalar" and batched_eligible(config, pair, agents) for pair in pairs}
     if engine == "batched" and not all(on_batch.values()):
+        refused = next(pair for pair, batched_ok in on_batch.items() if not batched_ok)
         raise ValueError(
-            "the batched engine plays Trash agents that are greedy, counter, random or learned policies "
-            "(within its limits), and needs Numba (the batched extra)"
+            f"--engine batched cannot play {refused[0]} vs {refused[1]}: the batched engines play Trash's "
+            "random, greedy and counter, Help Your Neighbor's random, heuristic, roller and optimal, and "
+            "learned policies (within their limits), and need Numba (the batched extra)"
         )
     return agents, on_batch
 

@@ -628,10 +628,10 @@ def test_auto_plays_other_agents_and_games_on_the_scalar_engine(batched_calls: l
 @pytest.mark.parametrize(
     ("config", "pairs", "engine", "message"),
     [
-        (make_config("standard"), [("greedy", "search")], "batched", "batched engine plays Trash agents"),
-        (make_config("standard"), [("greedy", "search:samples=2")], "batched", "batched engine"),
-        (neighbor_config(max_turns=40_000), [("random", "random")], "batched", "within its limits"),
-        (make_config("standard", max_turns=40_000), [("greedy", "random")], "batched", "within its limits"),
+        (make_config("standard"), [("greedy", "search")], "batched", "cannot play greedy vs search: the batched"),
+        (make_config("standard"), [("greedy", "search:samples=2")], "batched", "cannot play greedy vs search:samples"),
+        (neighbor_config(max_turns=40_000), [("random", "random")], "batched", "within their limits"),
+        (make_config("standard", max_turns=40_000), [("greedy", "random")], "batched", "within their limits"),
         (make_config("standard"), [("greedy", "random")], "numba", "engine='numba'"),
         (make_config("standard"), [("greedy", "random")], "Batched", "engine='Batched'"),
     ],
