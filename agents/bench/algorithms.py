@@ -314,20 +314,22 @@ class TaskContext:
 
     def vec_env(self, num_envs: int, opponents: list[Any] | None = None) -> Any:
         """A Stable-Baselines3 vector env of ``num_envs`` single-agent games, counting
-        ``num_envs`` timesteps per step, with ``action_masks()``: the batched engine's
-        (``TrashVecEnv``) for Trash with the task's opponents, else ``DummyVecEnv`` over the
-        single-agent env (with ``opponents``: agents)."""
+        ``num_envs`` timesteps per step, with ``action_masks()``: the game's batched engine
+        (``TrashVecEnv`` or ``NeighborVecEnv``) with the task's opponents, else ``DummyVecEnv``
+        over the single-agent env (with ``opponents``: agents)."""
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if self.task.game == "trash" and not self.task.self_play and opponents is None:
+        if not self.task.self_play and opponents is None:
             from stable_baselines3.common.vec_env import VecMonitor
 
-            from trash_env.trash.vec_env import TrashVecEnv
+            if self.task.game == "trash":
+                from trash_env.trash.vec_env import TrashVecEnv as BatchedEnv
+            else:
+                from trash_env.neighbor.vec_env import NeighborVecEnv as BatchedEnv
 
             names = list(self.task.opponents)
-            venv = VecMonitor(
-                TrashVecEnv(num_envs, self.task.preset, opponents=names, seed=self.seed, **self.task.rules)
-            )
+            batched = BatchedEnv(num_envs, self.task.preset, opponents=names, seed=self.seed, **self.task.rules)
+            venv = VecMonitor(batched)
             return counting_vec_env(venv, self.counter)
         from stable_baselines3.common.env_util import make_vec_env
 
@@ -396,7 +398,7 @@ class SB3Algorithm:
 
         task = context.task
         self_play = task.self_play or self.add_self_play
-        batched = task.game == "trash" and self.settings["algo"] == "maskable_ppo"
+        batched = self.settings["algo"] == "maskable_ppo"  # both games have a batched engine
         args = training.Args(
             out_dir=context.work_dir,
             run_name="run",

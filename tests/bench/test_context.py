@@ -129,7 +129,7 @@ def test_a_builtin_algorithm_is_counted_through_wrap_env_as_the_model_counts(
     ["trash-standard-2p", "trash-pagat-4p-match", "trash-standard-2p-selfplay", "hyn-2p", "hyn-4p", "hyn-2p-selfplay"],
 )
 def test_every_vector_env_of_the_context_has_action_masks(tmp_path: Path, name: str) -> None:
-    """With the task's opponents (the batched engine for Trash) and with opponents given (the
+    """With the task's opponents (the game's batched engine) and with opponents given (the
     single-agent envs in ``DummyVecEnv``), on both games: ``action_masks()`` is the [num_envs,
     actions] bool array of legal actions, as ``env_method`` gives it to MaskablePPO; playing it never
     makes an illegal move."""
@@ -148,6 +148,25 @@ def test_every_vector_env_of_the_context_has_action_masks(tmp_path: Path, name: 
             _, _, _, infos = env.step(np.array([first_legal(None, row) for row in masks]))
             assert not any(info.get("illegal_action") for info in infos)
         env.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "engine"),
+    [("trash-standard-2p", "TrashVecEnv"), ("hyn-2p", "NeighborVecEnv"), ("hyn-4p", "NeighborVecEnv")],
+)
+def test_the_task_opponents_vector_env_is_the_games_batched_engine(tmp_path: Path, name: str, engine: str) -> None:
+    """Without opponents given, ``context.vec_env`` is the game's batched engine with the task's
+    opponents and seat count (issue 25: Help Your Neighbor too, no longer ``DummyVecEnv``)."""
+    pytest.importorskip("stable_baselines3")
+    context = context_for(name, tmp_path)
+    env = context.vec_env(3)
+    inner = env
+    while hasattr(inner, "venv"):
+        inner = inner.venv
+    assert type(inner).__name__ == engine
+    assert inner.config.num_players == context.task.num_players
+    assert inner.num_envs == 3
+    env.close()
 
 
 # --------------------------------------------------------------------------
@@ -221,3 +240,26 @@ def test_the_documented_spaces_are_those_of_every_tasks_envs(tmp_path: Path) -> 
         aec = context.pettingzoo_env()
         assert aec.observation_space("player_0")["observation"].shape == (size,)
         assert aec.action_space("player_0").n == actions
+
+
+@pytest.mark.parametrize("name", ["hyn-2p", "hyn-2p-selfplay", "trash-standard-2p"])
+def test_the_builtin_maskable_ppo_trains_on_the_games_batched_engine(
+    tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The built-in MaskablePPO trains every task's games on the batched engine, Help Your Neighbor's
+    included (issue 25), its counted steps at least the budget."""
+    pytest.importorskip("sb3_contrib")
+    from agents.training import sb3 as training
+
+    real, seen = training.train, []
+
+    def spy(args: Any, **kwargs: Any) -> Any:
+        seen.append(args.batched)
+        return real(args, **kwargs)
+
+    monkeypatch.setattr(training, "train", spy)
+    context = context_for(name, tmp_path, budget=512)
+    policy = algorithms.load_algorithm("maskable_ppo").train(context, lambda steps, agent: None)
+    assert seen == [True]
+    assert context.counted_steps >= 512
+    assert policy is not None
