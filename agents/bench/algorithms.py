@@ -320,16 +320,10 @@ class TaskContext:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if not self.task.self_play and opponents is None:
-            from stable_baselines3.common.vec_env import VecMonitor
+            from agents.training.sb3 import batched_vec_env
 
-            if self.task.game == "trash":
-                from trash_env.trash.vec_env import TrashVecEnv as BatchedEnv
-            else:
-                from trash_env.neighbor.vec_env import NeighborVecEnv as BatchedEnv
-
-            names = list(self.task.opponents)
-            batched = BatchedEnv(num_envs, self.task.preset, opponents=names, seed=self.seed, **self.task.rules)
-            venv = VecMonitor(batched)
+            task = self.task
+            venv = batched_vec_env(task.game, num_envs, task.preset, list(task.opponents), self.seed, task.rules)
             return counting_vec_env(venv, self.counter)
         from stable_baselines3.common.env_util import make_vec_env
 

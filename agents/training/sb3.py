@@ -268,18 +268,23 @@ def check_batched(args: Args) -> None:
         raise ValueError(f"--batched: opponents {others} are not among the in-engine baselines {list(vectorisable)}")
 
 
+def batched_vec_env(
+    game: str, n_envs: int, preset: str, opponents: list[Any], seed: int | None, rules: dict[str, Any]
+) -> Any:
+    """The batched engine's vector env of ``game`` (``TrashVecEnv`` or ``NeighborVecEnv``) in a
+    ``VecMonitor``, which adds ``info["episode"]``: SB3 logs rollout/ep_rew_mean and ep_len_mean as
+    on the scalar path."""
+    if game == "help_your_neighbor":
+        from trash_env.neighbor.vec_env import NeighborVecEnv as BatchedVecEnv
+    else:
+        from trash_env.trash.vec_env import TrashVecEnv as BatchedVecEnv
+    return VecMonitor(BatchedVecEnv(n_envs, preset, opponents=opponents, seed=seed, **rules))
+
+
 def make_vec_env_for(args: Args, opponents: list[Any]) -> Any:
     """SB3 vector envs over the single-agent env, or the batched engine's (--batched)."""
     if args.batched:
-        if args.game == "help_your_neighbor":
-            from trash_env.neighbor.vec_env import NeighborVecEnv as BatchedVecEnv
-        else:
-            from trash_env.trash.vec_env import TrashVecEnv as BatchedVecEnv
-
-        # VecMonitor adds info["episode"], so SB3 logs rollout/ep_rew_mean and ep_len_mean as on the scalar path.
-        return VecMonitor(
-            BatchedVecEnv(args.n_envs, args.preset, opponents=args.opponents, seed=args.seed, **rules_fields(args))
-        )
+        return batched_vec_env(args.game, args.n_envs, args.preset, args.opponents, args.seed, rules_fields(args))
     return make_vec_env(
         make_env_factory(args, opponents),
         n_envs=args.n_envs,
