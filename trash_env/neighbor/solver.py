@@ -844,6 +844,16 @@ def _visits_sweep(
                         handed[opp, me ^ (1 << j)] += uncover[j, me, opp] * mass
 
 
+def visits_stepper(
+    tables: PolicyTables, totals: tuple[int, ...]
+) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """:func:`turn_visits_step` for ``tables`` as a function of the turns: the compiled sweep with
+    Numba, the NumPy one otherwise (as :func:`policy_sweeper`)."""
+    if HAVE_NUMBA:
+        return _CompiledTables(tables, totals).visits
+    return lambda turns: turn_visits_step(turns, tables, totals)
+
+
 def turn_visits(
     first: PolicyTables,
     second: PolicyTables,
@@ -860,14 +870,7 @@ def turn_visits(
     size = 1 << len(totals)
     start = np.zeros((2, size, size))
     start[0, 0, 0], start[1, 0, 0] = opens
-    if HAVE_NUMBA:  # the compiled sweep; the NumPy one otherwise
-        compiled = _CompiledTables(first, totals), _CompiledTables(second, totals)
-        steps = compiled[0].visits, compiled[1].visits
-    else:
-        steps = (
-            lambda turns: turn_visits_step(turns, first, totals),
-            lambda turns: turn_visits_step(turns, second, totals),
-        )
+    steps = visits_stepper(first, totals), visits_stepper(second, totals)
 
     def step(visits: np.ndarray) -> np.ndarray:
         again_first, to_second = steps[0](visits[0])
