@@ -21,6 +21,10 @@ What is compared with what:
   (:func:`task_sets`: each algorithm's tasks and their intersections, largest first), one table (and
   one plot panel) per set, naming its tasks; an algorithm is never averaged over other tasks than
   those it is compared on.
+- **Exact where it can be**: on the solved tasks (``hyn-2p``, ``hyn-2p-selfplay`` from v3) a run
+  scored exactly (``"scoring": "exact"``) counts with its exact scores (curve, final, held out:
+  :attr:`agents.bench.results.FinalEvaluation.headline`), and the baselines' columns are their exact
+  scores too; a run without them (a policy that does not decide in batches) counts with its sampled ones.
 - **Baselines** are the stored reference scores of the section's task version: ``references.json``
   (``trash-bench references``), and for task version 1 the frozen ``references_v1.json`` (the anchors
   the committed v1 results were normalised with), so protocol-v1 results keep the columns they had.
@@ -81,7 +85,7 @@ def invalid_reasons(result: Result) -> list[str]:
 
 def heldout_of(result: Result) -> dict[str, float]:
     """Held-out opponent -> the run's normalised final score against it (format 2; none in format 1)."""
-    return {entry.opponent: entry.normalized for entry in result.heldout or ()}
+    return {entry.opponent: entry.headline for entry in result.heldout or ()}
 
 
 Key = tuple[int, int, float]  # (protocol, task version, budget fraction): what makes runs comparable
@@ -216,7 +220,7 @@ def sharing(grouped: Grouped, tasks: Sequence[str]) -> list[str]:
 
 def finals(runs: list[Result]) -> np.ndarray:
     """The final policies' normalised scores of ``runs``."""
-    return np.array([r.final.normalized for r in runs])
+    return np.array([r.final.headline for r in runs])
 
 
 def final_scores(runs_by_task: dict[str, list[Result]], tasks: Iterable[str] | None = None) -> dict[str, np.ndarray]:
@@ -277,7 +281,11 @@ def baseline_scores(version: int | None = None) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for name in TASKS:
         stored = stored_references(version, name)
-        if stored is not None:
+        if stored is not None and "exact" in stored:  # a task scored exactly: the baselines' exact scores
+            exact = stored["exact"]["baselines"]
+            anchors = {"random": exact["random"], "reference": exact[TASKS[name].reference]}
+            out[name] = {b: _normalized(anchors, score) for b, score in exact.items()}
+        elif stored is not None:
             out[name] = {b: _normalized(stored, score) for b, score in stored.get("baselines", {}).items()}
     return out
 
@@ -288,6 +296,12 @@ def heldout_baseline_scores(version: int | None = None) -> dict[tuple[str, str],
     out: dict[tuple[str, str], dict[str, float]] = {}
     for name in TASKS:
         stored = stored_references(version, name) or {}
+        if "exact" in stored:
+            for opponent, section in stored["exact"]["heldout"].items():
+                exact = section["baselines"]
+                anchors = {"random": exact["random"], "reference": exact[TASKS[name].reference]}
+                out[name, opponent] = {b: _normalized(anchors, score) for b, score in exact.items()}
+            continue
         for opponent, anchors in (stored.get("heldout") or {}).items():
             if isinstance(anchors, dict) and {"random", "reference"} <= set(anchors):
                 baselines = anchors.get("baselines", {})
@@ -641,7 +655,7 @@ def curves(runs: list[Result], fractions: Sequence[float] | None = None) -> tupl
     values = []
     for run in runs:
         steps = np.array([p.timesteps for p in run.curve], dtype=float) / run.budget
-        scores = np.array([p.normalized for p in run.curve])
+        scores = np.array([p.headline for p in run.curve])
         values.append(np.interp(fractions, steps, scores) if len(steps) else np.full(len(fractions), np.nan))
     budget = float(np.mean([run.budget for run in runs]))  # one budget per section and task
     return fractions * budget, np.array(values)

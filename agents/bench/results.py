@@ -31,7 +31,12 @@ and the anchors measured on them); ``final.seed`` (the test seed, drawn after tr
 ``final.anchors`` (measured on those test deals); ``heldout`` (the final policy against each
 held-out opponent, on the same test deals, with its anchors); ``artifact`` (the policy's file name,
 beside the result); ``provenance`` (:func:`agents.bench.provenance.provenance` of the training
-process). In format 2, ``reference`` is the final's anchors.
+process). In format 2, ``reference`` is the final's anchors. Later in format 2 (absent from files
+written before it, which still read): ``scoring``, ``"exact"`` or ``"sampled"``, required of the
+current version of a task scored exactly (``hyn-2p``, ``hyn-2p-selfplay``: :mod:`agents.bench.exact`);
+with ``"exact"`` every curve point, the final and every held-out entry carry ``exact``
+(``{score, normalized, anchors}``: the score computed without deals, normalised with its exact
+anchors), all of them or none.
 
 The schema grows by fields: a new field is a new attribute of its dataclass, with a default (None)
 if files written before it lack it, so that they still read; a change of what a field means bumps
@@ -69,27 +74,45 @@ MAX_REASON = 300  # characters of one reason a run is invalid
 
 
 @dataclass(frozen=True)
-class CurvePoint:
-    """The policy at one evaluation point: its score difference per deal against the evaluation
-    opponent, the 95% interval over deals, and the score normalised (0: random, 1: the reference)."""
-
-    timesteps: int
-    score: float
-    low: float
-    high: float
-    normalized: float
-
-
-@dataclass(frozen=True)
 class Anchors:
     """The scores a normalised score was computed with: ``random``'s (0) and the reference agent's
-    (1), against the same opponent (format 2: on the same deals)."""
+    (1), against the same opponent (format 2: on the same deals; for an exact score, exactly)."""
 
     random: float
     reference: float
 
     def normalize(self, score: float) -> float:
         return (score - self.random) / (self.reference - self.random)
+
+
+@dataclass(frozen=True)
+class ExactScore:
+    """A score computed exactly, without deals (:mod:`agents.bench.exact`, the solved tasks): the
+    expected score difference per deal against the same opponent as the sampled score beside it, and
+    normalised with ``random``'s and the reference agent's exact scores against that opponent."""
+
+    score: float
+    normalized: float
+    anchors: Anchors
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """The policy at one evaluation point: its score difference per deal against the evaluation
+    opponent, the 95% interval over deals, and the score normalised (0: random, 1: the reference);
+    ``exact`` where the run was scored exactly (``scoring: "exact"``)."""
+
+    timesteps: int
+    score: float
+    low: float
+    high: float
+    normalized: float
+    exact: ExactScore | None = None
+
+    @property
+    def headline(self) -> float:
+        """The normalised score a report shows: the exact one where there is one, else the sampled."""
+        return self.exact.normalized if self.exact is not None else self.normalized
 
 
 @dataclass(frozen=True)
@@ -104,6 +127,12 @@ class FinalEvaluation:
     deals: int
     seed: int | None = None
     anchors: Anchors | None = None
+    exact: ExactScore | None = None
+
+    @property
+    def headline(self) -> float:
+        """The normalised score a report shows: the exact one where there is one, else the sampled."""
+        return self.exact.normalized if self.exact is not None else self.normalized
 
 
 @dataclass(frozen=True)
@@ -118,6 +147,12 @@ class HeldOutEvaluation:
     normalized: float
     deals: int
     anchors: Anchors
+    exact: ExactScore | None = None
+
+    @property
+    def headline(self) -> float:
+        """The normalised score a report shows: the exact one where there is one, else the sampled."""
+        return self.exact.normalized if self.exact is not None else self.normalized
 
 
 @dataclass(frozen=True)
@@ -190,6 +225,8 @@ class Result:
     heldout: tuple[HeldOutEvaluation, ...] | None = None
     artifact: str | None = None
     provenance: Provenance | None = None
+    # later in format 2 (absent from files written before it)
+    scoring: str | None = None  # "exact" (every score also exact) or "sampled"
 
     @property
     def protocol_version(self) -> int:
@@ -210,6 +247,11 @@ class Result:
     def to_json(self) -> dict[str, Any]:
         """The result as the JSON object of its file (a format-1 file without format 2's fields)."""
         data = dataclasses.asdict(self)
+        for point in [*data["curve"], data["final"], *(data["heldout"] or ())]:
+            if point.get("exact", 0) is None:
+                del point["exact"]
+        if data["scoring"] is None:
+            del data["scoring"]
         if self.format == 1:
             for name in FORMAT_2_FIELDS:
                 data.pop(name)
@@ -218,7 +260,12 @@ class Result:
         return data
 
 
-FORMAT_2_FIELDS = tuple(f.name for f in dataclasses.fields(Result) if f.default is None and f.name != "format")
+LATER_FIELDS = ("scoring",)  # format 2's fields that files written before them lack
+FORMAT_2_FIELDS = tuple(
+    f.name
+    for f in dataclasses.fields(Result)
+    if f.default is None and f.name != "format" and f.name not in LATER_FIELDS
+)
 
 
 class BadResultsError(ValueError):
@@ -444,6 +491,7 @@ def _check_meaning(result: Result, path: Path) -> None:
         _check_format_2(result, path)
     _check_protocol(result)
     _check_scores(result)
+    _check_exact(result)
 
 
 def _check_path(result: Result, path: Path) -> None:
@@ -625,3 +673,42 @@ def _check_scores(result: Result) -> None:
         raise _FieldError("curve", "has a negative timestep")
     if steps != sorted(steps):
         raise _FieldError("curve", f"has its timesteps out of order ({steps})")
+
+
+def _check_exact(result: Result) -> None:
+    """``scoring`` and the exact scores: all of the curve, the final and the held-out scores exact
+    (``"exact"``) or none (``"sampled"``, or no ``scoring``: a file written before it); exact only on
+    a task scored exactly (its current version), which also says which it is; each exact score a
+    score difference per deal (within [-2, 2]) normalised as its exact anchors give."""
+    points = [(f"curve[{i}]", point) for i, point in enumerate(result.curve)] + [("final", result.final)]
+    points += [(f"heldout[{i}]", entry) for i, entry in enumerate(result.heldout or ())]
+    with_exact = [field for field, point in points if point.exact is not None]
+    scoring, task = result.scoring, TASKS[result.task]
+    if result.format == 1 and (scoring is not None or with_exact):
+        raise _FieldError(with_exact[0] + ".exact" if with_exact else "scoring", "is a field of result format 2")
+    if scoring not in (None, "exact", "sampled"):
+        raise _FieldError("scoring", f'is {_quoted(scoring)}, not "exact" or "sampled"')
+    current = result.task_version == task.version
+    if current and task.exact and result.format >= 2 and scoring is None:
+        raise _FieldError("scoring", f"is missing ({task.name} v{task.version} results say how they were scored)")
+    if scoring == "exact":
+        if current and not task.exact:
+            raise _FieldError("scoring", f'is "exact" but {task.name} v{task.version} is not scored exactly')
+        missing = [field for field, point in points if point.exact is None]
+        if missing:
+            raise _FieldError(f"{missing[0]}.exact", 'is missing but scoring is "exact"')
+    elif with_exact:
+        raise _FieldError(f"{with_exact[0]}.exact", f"is present but scoring is {_quoted(scoring or 'absent')}")
+    for field, point in points:
+        if point.exact is None:
+            continue
+        exact = point.exact
+        if not -2.0 <= exact.score <= 2.0:
+            raise _FieldError(f"{field}.exact.score", f"is {exact.score}, not a score difference per deal (-2 .. 2)")
+        _check_anchors(f"{field}.exact.anchors", exact.anchors)
+        expected = exact.anchors.normalize(exact.score)
+        if not math.isclose(exact.normalized, expected, rel_tol=TOLERANCE, abs_tol=TOLERANCE):
+            raise _FieldError(
+                f"{field}.exact.normalized",
+                f"is {exact.normalized} but its score {exact.score} with its anchors gives {expected:.6g}",
+            )

@@ -196,19 +196,30 @@ def evaluate(
     return _point(scores[(POLICY, opponent)], anchors)
 
 
-def final_evaluation(task: Task, agent: Any, seed: int, deals: int) -> dict[str, Any]:
+def final_evaluation(task: Task, agent: Any, seed: int, deals: int, exact: bool = True) -> dict[str, Any]:
     """The final score of ``agent`` on the first ``deals`` test deals of ``seed``, against the task's
     reference (``final``) and each held-out opponent (``heldout``), each with the anchors measured on
-    those deals: the fields of a result file (:mod:`agents.bench.results`)."""
+    those deals, and on an exact task for a batchable agent each also exactly (``exact``;
+    :mod:`agents.bench.exact`) unless told not to (``exact=False``: the run's curve was not, and a
+    result is exact all through or not at all); ``scoring`` says which: the fields of a result file
+    (:mod:`agents.bench.results`)."""
+    from agents.bench import exact as exact_scores
+
+    scored = exact and exact_scores.applies(task, agent)
+    tables = exact_scores.tables_of(agent) if scored else None
     entries = []
     for opponent in (task.reference, *task.heldout):
         scores = play(task, [(POLICY, opponent), *_anchor_pairs(task, opponent)], deals, seed, agent)
         anchors = _anchors_of(task, opponent, scores, deals, seed)
-        entries.append((opponent, {**_point(scores[(POLICY, opponent)], anchors), "deals": deals, "anchors": anchors}))
+        entry = {**_point(scores[(POLICY, opponent)], anchors), "deals": deals, "anchors": anchors}
+        if tables is not None:
+            entry["exact"] = exact_scores.exact_entry(task, tables, opponent)
+        entries.append((opponent, entry))
     (_, final), heldout = entries[0], entries[1:]
     return {
         "final": {**final, "seed": seed},
         "heldout": [{"opponent": opponent, **entry} for opponent, entry in heldout],
+        "scoring": "exact" if tables is not None else "sampled",
     }
 
 
@@ -234,6 +245,15 @@ class ValidationDeals:
             raise ValueError(f"validation deals must be an integer of at least 2, got {deals!r}")
         point = evaluate(self.task, agent, deals, self.task.validation_seed, anchors=self.anchors(deals))
         return {**point, "deals": deals}
+
+    def exact(self, agent: Any) -> dict[str, Any] | None:
+        """The agent's exact score against the task's reference (:mod:`agents.bench.exact`), or None
+        where it has none (not an exact task, or an agent that does not decide in batches)."""
+        from agents.bench import exact
+
+        if not exact.applies(self.task, agent):
+            return None
+        return exact.exact_entry(self.task, exact.tables_of(agent), self.task.reference)
 
 
 # ---------------------------------------------------------------------- child processes
@@ -382,6 +402,7 @@ def run_one(
         test_seed = draw_test_seed()  # now, after training: nothing there could know it
         artifact = Path(trained["artifact"])
         job = {"task": task.name, "artifact": str(artifact), "seed": test_seed, "deals": final_deals}
+        job["exact"] = all("exact" in point for point in trained["curve"])  # else the final's would be dropped
         evaluated = _child("evaluate", {**job, "output": str(temp / "evaluated.json")}, temp, label)
         final = evaluated["final"]
         result = {
@@ -413,11 +434,22 @@ def run_one(
             "heldout": evaluated["heldout"],
             "artifact": schema.artifact_location(path, artifact.suffix).name,
             "provenance": trained["provenance"],
+            "scoring": _scoring(trained["curve"], evaluated["scoring"]),
         }
         schema.check(result, path)  # what every reader checks: never a file they would refuse
         _place_artifact(artifact, schema.artifact_location(path, artifact.suffix))
         write_json(path, result)
     return result
+
+
+def _scoring(curve: list[dict[str, Any]], final: str) -> str:
+    """``"exact"`` if the curve and the final were both scored exactly, else ``"sampled"`` (a final
+    policy of another kind than the curve's, say, drops the curve's exact scores: all or none)."""
+    if final == "exact" and all("exact" in point for point in curve):
+        return "exact"
+    for point in curve:
+        point.pop("exact", None)
+    return "sampled"
 
 
 def _place_artifact(source: Path, target: Path) -> None:

@@ -27,8 +27,15 @@ Each :class:`Task` fixes everything a benchmark number depends on:
   first ``final_deals`` validation deals, with the baselines' scores there: the report's baseline
   columns.
 
+On the solved tasks (``exact``: ``hyn-2p`` and ``hyn-2p-selfplay``) every score is also computed
+exactly, without deals, for a policy that decides in batches (:mod:`agents.bench.exact`): the curve's
+points, the final and the held-out scores, each beside its sampled estimate, which stays as a check;
+a result file's ``scoring`` says which it has, and the report takes the exact figures where present.
+
 A task's ``version`` changes whenever anything above changes, so results of different versions are
-never compared; protocol v2 made every task version 2. A run's **budget fraction**
+never compared. The tasks' versions move together, so that one report covers the suite: protocol v2
+made every task version 2, and exact scoring (which changed only the solved tasks) every task
+version 3. A run's **budget fraction**
 (``--budget-fraction``) scales the budget, the evaluation points and the deals (:meth:`Task.points`,
 :meth:`Task.scaled_deals`); the smallest a task allows (:attr:`Task.min_fraction`) leaves a budget
 of :func:`minimum_budget` timesteps, in which every built-in algorithm still learns.
@@ -98,6 +105,7 @@ class Task:
     eval_deals: int = 500  # validation deals at each evaluation point
     final_deals: int = 2000  # test deals of the final evaluation
     validation_seed: int = VALIDATION_SEED
+    exact: bool = False  # scored exactly too where the policy decides in batches (agents.bench.exact)
 
     @property
     def self_play(self) -> bool:
@@ -198,7 +206,7 @@ TASKS: dict[str, Task] = {
     for task in (
         Task(
             "trash-standard-2p",
-            2,
+            3,
             "the standard game, two players, single hands: the easy case every masked learner reaches",
             "trash",
             "standard",
@@ -210,7 +218,7 @@ TASKS: dict[str, Task] = {
         ),
         Task(
             "trash-standard-4p",
-            2,
+            3,
             "four players: the learner's seat and three opponents' moves between its choices",
             "trash",
             "standard",
@@ -222,7 +230,7 @@ TASKS: dict[str, Task] = {
         ),
         Task(
             "trash-standard-6p",
-            2,
+            3,
             "six players and three decks: a long wait between choices and more cards unaccounted for",
             "trash",
             "standard",
@@ -234,7 +242,7 @@ TASKS: dict[str, Task] = {
         ),
         Task(
             "trash-pagat-2p",
-            2,
+            3,
             "Jacks wild, any discard may be taken, no final round (R11 pagat): more real choices per hand",
             "trash",
             "pagat",
@@ -246,7 +254,7 @@ TASKS: dict[str, Task] = {
         ),
         Task(
             "trash-jokers-3p",
-            2,
+            3,
             "three players with Jokers (R6): more wild cards, so more choices of where to put them",
             "trash",
             "jokers",
@@ -258,7 +266,7 @@ TASKS: dict[str, Task] = {
         ),
         Task(
             "trash-standard-2p-match",
-            2,
+            3,
             "matches (R9): one reward after several hands and hundreds of decisions",
             "trash",
             "standard",
@@ -270,7 +278,7 @@ TASKS: dict[str, Task] = {
         ),
         Task(
             "trash-pagat-4p-match",
-            2,
+            3,
             "pagat matches with four players: one reward after thousands of decisions, the hardest credit assignment",
             "trash",
             "pagat",
@@ -282,7 +290,7 @@ TASKS: dict[str, Task] = {
         ),
         Task(
             "trash-pagat-2p-match",
-            2,
+            3,
             "pagat matches, two players: the per-hand edges of pagat's extra choices, compounded over a match (R9)",
             "trash",
             "pagat",
@@ -294,7 +302,7 @@ TASKS: dict[str, Task] = {
         ),
         Task(
             "trash-standard-2p-selfplay",
-            2,
+            3,
             "self-play only: trained against its own snapshots, never a baseline, evaluated against greedy",
             "trash",
             "standard",
@@ -306,7 +314,7 @@ TASKS: dict[str, Task] = {
         ),
         Task(
             "hyn-2p",
-            2,
+            3,
             "Help Your Neighbor, two players: the solved game, so the reference is the optimum itself",
             "help_your_neighbor",
             "standard",
@@ -315,10 +323,11 @@ TASKS: dict[str, Task] = {
             150_000,
             "optimal",
             HELDOUT["help_your_neighbor"],
+            exact=True,
         ),
         Task(
             "hyn-2p-selfplay",
-            2,
+            3,
             "self-play on the solved game: does training against itself find the optimum without a teacher?",
             "help_your_neighbor",
             "standard",
@@ -327,10 +336,11 @@ TASKS: dict[str, Task] = {
             150_000,
             "optimal",
             HELDOUT["help_your_neighbor"],
+            exact=True,
         ),
         Task(
             "hyn-4p",
-            2,
+            3,
             "Help Your Neighbor, four players: the privilege passes the dice around, against the heuristic",
             "help_your_neighbor",
             "standard",

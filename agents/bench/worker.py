@@ -91,8 +91,12 @@ def train(job: dict[str, Any]) -> dict[str, Any]:
         counted = context.counted_steps  # what the learner had taken when it called
         steps = _timesteps(timesteps)
         checkpoints.append({"timesteps": steps, "counted": counted})
-        point = validation.score(as_agent(policy, task), point_deals)
+        agent = as_agent(policy, task)
+        point = validation.score(agent, point_deals)
         curve.append({"timesteps": steps, **{key: point[key] for key in ("score", "low", "high", "normalized")}})
+        exact = validation.exact(agent)
+        if exact is not None:
+            curve[-1]["exact"] = exact
 
     policy = algorithm.train(context, checkpoint)
     counted, largest = context.counted_steps, context.counter.largest_batch
@@ -114,7 +118,8 @@ def evaluate(job: dict[str, Any]) -> dict[str, Any]:
 
     set_threads(1)
     task = get_task(job["task"])
-    return final_evaluation(task, load_artifact(job["artifact"], task), job["seed"], job["deals"])
+    agent = load_artifact(job["artifact"], task)
+    return final_evaluation(task, agent, job["seed"], job["deals"], exact=job.get("exact", True))
 
 
 COMMANDS = {"describe": describe, "train": train, "evaluate": evaluate}

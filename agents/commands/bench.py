@@ -152,8 +152,9 @@ def compute_references(names: list[str], workers: int = 2) -> None:
     """Each task's stored reference scores (protocol v2), on its first ``final_deals`` validation deals:
     every scored baseline's score difference per deal against the evaluation opponent (``random``'s
     and the reference agent's are the anchors: ``random``, ``reference``), and the same against each
-    held-out opponent (``heldout``). The report's baseline columns; runs measure their own anchors on
-    their own deals. Written after each task, so a stopped command keeps what it measured."""
+    held-out opponent (``heldout``); on a task scored exactly, the same exactly (``exact``). The
+    report's baseline columns; runs measure their own anchors on their own deals, and take their exact
+    anchors from here. Written after each task, so a stopped command keeps what it measured."""
     stored = dict(load_references())
     for task in select_tasks(names):
         baselines = [b for b in SCORED_BASELINES[task.game] if b != "optimal" or task.num_players == 2]
@@ -173,6 +174,10 @@ def compute_references(names: list[str], workers: int = 2) -> None:
             "deals": task.final_deals,
             "seed": task.validation_seed,
         }
+        if task.exact:  # the same baselines' exact scores (agents.bench.exact): the anchors of exact scores
+            from agents.bench import exact
+
+            stored[task.name]["exact"] = exact.references(task, baselines)
         print(f"{task.name}: {scores}; held out: {heldout}", flush=True)
         write_json(REFERENCES, dict(sorted(stored.items())))
         load_references.cache_clear()

@@ -40,6 +40,7 @@ from trash_env.neighbor.rules import (
     make_config,
 )
 from trash_env.neighbor.solver import (
+    TOLERANCE,
     PolicyTables,
     Solution,
     evaluate_policies,
@@ -132,17 +133,21 @@ class ExactPair:
         }
 
 
-def first_roller_wins(first: PolicyTables, second: PolicyTables) -> tuple[float, float]:
+def first_roller_wins(
+    first: PolicyTables, second: PolicyTables, tolerance: float = TOLERANCE
+) -> tuple[float, float]:
     """The probability that the first roller wins when it follows ``first`` and when it follows
     ``second``: one policy evaluation gives both (each player's value at the start of its turn with
-    nothing covered is the value of a game it opens)."""
-    values = evaluate_policies(first, second)
+    nothing covered is the value of a game it opens), to ``tolerance`` (the solver's by default)."""
+    values = evaluate_policies(first, second, tolerance=tolerance)
     return float(values[0][0, 0]), float(values[1][0, 0])
 
 
-def exact_pair(first: tuple[str, PolicyTables], second: tuple[str, PolicyTables]) -> ExactPair:
+def exact_pair(
+    first: tuple[str, PolicyTables], second: tuple[str, PolicyTables], tolerance: float = TOLERANCE
+) -> ExactPair:
     (a, tables_a), (b, tables_b) = first, second
-    a_opens, b_opens = first_roller_wins(tables_a, tables_b)
+    a_opens, b_opens = first_roller_wins(tables_a, tables_b, tolerance)
     return ExactPair(a, b, a_opens, 1.0 - b_opens)
 
 

@@ -434,7 +434,7 @@ def test_every_score_is_normalised_with_anchors_measured_on_its_own_deals(
 
 def test_held_out_opponents_are_never_training_opponents_nor_the_reference() -> None:
     for task in TASKS.values():
-        assert task.heldout and task.version == 2
+        assert task.heldout and task.version == 3
         assert not set(task.heldout) & set(task.opponents) and task.reference not in task.heldout, task.name
 
 

@@ -119,17 +119,17 @@ def test_a_folder_mixing_budget_fractions_is_refused_in_one_line_and_nothing_is_
     lines = captured.err.strip().splitlines()
     assert captured.out == "" and len(lines) == 1, captured
     assert "mixes budget fractions 0.01 and 1.0" in lines[0] and "--separate" in lines[0]
-    assert "2 runs of protocol v2, task version 2, budget fraction 1.0" in lines[0]
-    assert "1 run of protocol v2, task version 2, budget fraction 0.01" in lines[0]
+    assert "2 runs of protocol v2, task version 3, budget fraction 1.0" in lines[0]
+    assert "1 run of protocol v2, task version 3, budget fraction 0.01" in lines[0]
     assert files(tmp_path) == before and "old" in readme.read_text()
 
 
 @pytest.mark.parametrize(
     ("second", "mixed"),
     [
-        ({"version": 3}, "task versions v2 and v3"),
+        ({"version": 2}, "task versions v2 and v3"),
         ({"protocol": 1}, "protocols v1 and v2"),
-        ({"protocol": 1, "version": 1, "fraction": 0.1}, "protocols v1 and v2; task versions v1 and v2; budget fr"),
+        ({"protocol": 1, "version": 1, "fraction": 0.1}, "protocols v1 and v2; task versions v1 and v3; budget fr"),
     ],
     ids=["task versions", "protocols", "all three"],
 )
@@ -152,8 +152,8 @@ def test_separate_gives_one_section_per_group_each_with_its_label(
     )
     text = report.report(tmp_path, tmp_path / "out", with_plots=False, separate=True)
     labels = [
-        "protocol v2, task version 2, budget fraction 1.0",
-        "protocol v2, task version 2, budget fraction 0.01",
+        "protocol v2, task version 3, budget fraction 1.0",
+        "protocol v2, task version 3, budget fraction 0.01",
         "protocol v1, task version 1, budget fraction 1.0",
     ]
     parts = text.split("### ")[1:]
@@ -170,16 +170,16 @@ def test_separate_gives_one_section_per_group_each_with_its_label(
     board = json.loads((tmp_path / "out" / "leaderboard.json").read_text())
     assert [s["label"] for s in board["sections"]] == labels
     assert [(s["protocol"], s["task_version"], s["budget_fraction"]) for s in board["sections"]] == [
-        (2, 2, 1.0),
-        (2, 2, 0.01),
+        (2, 3, 1.0),
+        (2, 3, 0.01),
         (1, 1, 1.0),
     ]
     assert [s["algorithms"]["a"]["tasks"]["hyn-4p"]["runs"] for s in board["sections"]] == [2, 2, 1]
     names = report.plot_names(report.sections(report.load_results(tmp_path), separate=True))
     assert names[1] == [
-        "performance_profiles_protocol2_v2_fraction0.01.png",
-        "sample_efficiency_per_task_protocol2_v2_fraction0.01.png",
-        "sample_efficiency_protocol2_v2_fraction0.01.png",
+        "performance_profiles_protocol2_v3_fraction0.01.png",
+        "sample_efficiency_per_task_protocol2_v3_fraction0.01.png",
+        "sample_efficiency_protocol2_v3_fraction0.01.png",
     ]
     assert report.plot_names(report.sections(runs("hyn-4p", 0.9)))[0] == list(report.PLOTS)  # one: plain names
 
@@ -191,7 +191,7 @@ def test_every_plot_title_states_the_label(tmp_path: Path, monkeypatch: pytest.M
     section = report.sections(runs("hyn-4p", 0.4, 0.5, fraction=0.1))[0]
     report.plots([section], tmp_path)
     assert len(figures) == 3
-    assert all("(protocol v2, task version 2, budget fraction 0.1)" in f._suptitle.get_text() for f in figures)
+    assert all("(protocol v2, task version 3, budget fraction 0.1)" in f._suptitle.get_text() for f in figures)
 
 
 # --------------------------------------------------------------------------
@@ -205,7 +205,7 @@ def test_an_invalid_run_is_left_out_of_every_figure_and_listed_with_its_reasons(
     text = report.markdown(section)
     assert "| `hyn-4p` | 0.50 [" in text and "(2) |" in text  # the mean of the valid two, and two runs
     assert "5.00" not in text and "; 1 invalid run left out." in text
-    left = text[text.index("Left out (protocol v2, task version 2, budget fraction 1.0): 1 invalid run,") :]
+    left = text[text.index("Left out (protocol v2, task version 3, budget fraction 1.0): 1 invalid run,") :]
     reason = "counted 9,000 steps over a budget of 1,500 &#124; slack 256".replace(".", "&#46;")
     assert f"| `hyn-4p` | `a` | 2 | {reason} |" in left
     board = report.leaderboard(section)["sections"][0]
@@ -281,7 +281,7 @@ def test_the_readme_summary_is_the_largest_shared_task_set_with_its_label() -> N
     grouped = {"a": {t: runs(t, 0.5) for t in ("hyn-2p", "hyn-4p")}, "b": {"hyn-2p": runs("hyn-2p", 0.7)}}
     summary = report.summary(report.markdown(grouped))
     assert summary.startswith("Across tasks, over the 2 tasks `hyn-2p`, `hyn-4p`, which every algorithm below ran")
-    assert "(protocol v2, task version 2, budget fraction 1.0;" in summary
+    assert "(protocol v2, task version 3, budget fraction 1.0;" in summary
     assert summary.endswith("| `a` | 2 | 0.50 [0.50, 0.50] | 0.50 [0.50, 0.50] | 0.50 [0.50, 0.50] |\n")
 
 

@@ -214,7 +214,7 @@ VARIANTS: list[tuple[str, Callable[[dict[str, Any]], Any], str | None, str]] = [
     ),
     ("an unknown field", edit(_setitem("normalised", 1.0)), None, "normalised is not a field of a result file"),
     ("an unknown field on two lines", edit(_setitem("a\nb", 1)), None, "'a\\nb' is not a field of a result file"),
-    ("budget not the task's", edit(_setitem("budget", 999)), None, "budget is 999 but hyn-4p v2 has 750"),
+    ("budget not the task's", edit(_setitem("budget", 999)), None, "budget is 999 but hyn-4p v3 has 750"),
     ("another opponent", edit(_setitem("evaluation.opponent", "random")), None, "evaluation.opponent is 'random'"),
     ("seed out of range", edit(_setitem("seed", -1)), f"{FOLDER}/seed_-1.json", "seed is -1, not a training"),
     ("negative time", edit(_setitem("wall_seconds", -1.0)), None, "wall_seconds is -1.0, a negative time"),

@@ -366,6 +366,7 @@ class FirstLegal:
 
     name = "first_legal"
     seen: list[int] = []
+    checkpoints_callables = False  # checkpoint a bare callable (the same moves) instead of the agent
 
     def train(self, context: Any, checkpoint: Any) -> Any:
         from agents.linear import LinearAgent
@@ -382,7 +383,7 @@ class FirstLegal:
                 steps += 1
                 if terminated or truncated:
                     observation, info = env.reset()
-            checkpoint(steps, first)
+            checkpoint(steps, policy if self.checkpoints_callables else first)
             FirstLegal.seen.append(steps)
         return first
 

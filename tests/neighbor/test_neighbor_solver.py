@@ -28,15 +28,22 @@ from agents.heuristic import NeighborHeuristic
 from agents.optimal import OptimalAgent
 from agents.registry import make_agent
 from trash_env.games import NEIGHBOR
+from trash_env.jit import HAVE_NUMBA
 from trash_env.neighbor import rules as neighbor
 from trash_env.neighbor.observation import NeighborObserver
 from trash_env.neighbor.rules import CHOOSE, NUM_MARKERS, ROLL, TOTALS, UNCOVER, WAYS, make_config
 from trash_env.neighbor.solver import (
     TOLERANCE,
+    PolicyTables,
     cache_path,
     evaluate_policies,
+    evaluate_policies_by_rolls,
+    level_sweep,
+    level_sweep_numpy,
     load_solution,
     optimal_tables,
+    policy_backup,
+    roll_outcomes,
     solve,
 )
 from trash_env.view import SeatView
@@ -221,6 +228,52 @@ def test_policy_evaluation_of_the_optimal_policy_is_the_solved_value() -> None:
     first, second = evaluate_policies(optimal_tables(solved), optimal_tables(solved), REDUCED)
     np.testing.assert_allclose(first[:7, :7], solved.value[:7, :7], atol=1e-10)
     np.testing.assert_allclose(second[:7, :7], solved.value[:7, :7], atol=1e-10)
+
+
+def random_tables(totals: tuple[int, ...], seed: int) -> PolicyTables:
+    """A stochastic policy: a probability of rolling again for every total and state, and a random
+    distribution over the covered markers to uncover (one table per total, all different)."""
+    rng = np.random.default_rng(seed)
+    size = 1 << len(totals)
+    roll = {total: rng.random((size, size)) for total, _, _ in roll_outcomes(totals)}
+    uncover = rng.random((len(totals), size, size))
+    for j in range(len(totals)):
+        uncover[j][(np.arange(size) >> j) & 1 == 0, :] = 0.0  # only covered markers
+    sums = uncover.sum(axis=0)
+    uncover = np.divide(uncover, sums, out=np.zeros_like(uncover), where=sums > 0)
+    return PolicyTables(roll, uncover)
+
+
+@pytest.mark.parametrize("totals", [REDUCED, (2, 5, 8, 10, 12), (3, 6, 9, 11)])
+def test_policy_evaluation_by_levels_is_the_fixed_point_of_the_one_roll_equations(totals) -> None:
+    """The level-by-level Gauss-Seidel solve (evaluate_policies) and the plain iteration of both
+    players' one-roll equations (evaluate_policies_by_rolls) agree, and the one-roll equations
+    (policy_backup, the rules of R12 a roll at a time) hold at every state, for two random
+    stochastic policies on reduced games (a total without a marker included)."""
+    first, second = random_tables(totals, 1), random_tables(totals, 2)
+    by_levels = evaluate_policies(first, second, totals)
+    by_rolls = evaluate_policies_by_rolls(first, second, totals)
+    full = (1 << len(totals)) - 1
+    for levels, rolls in zip(by_levels, by_rolls, strict=True):
+        np.testing.assert_allclose(levels[:full, :full], rolls[:full, :full], atol=1e-10)
+    residual_first = policy_backup(by_levels[0], by_levels[1], first, totals) - by_levels[0]
+    residual_second = policy_backup(by_levels[1], by_levels[0], second, totals) - by_levels[1]
+    assert np.abs(residual_first[:full, :full]).max() < 1e-10
+    assert np.abs(residual_second[:full, :full]).max() < 1e-10
+
+
+def test_the_compiled_level_sweep_is_the_numpy_one() -> None:
+    """One sweep from random values, compiled (Numba) and in NumPy, on the full game: the same
+    blocks in the same order, so the same numbers."""
+    if not HAVE_NUMBA:
+        pytest.skip("Numba is not installed: only the NumPy sweep runs")
+    first, second = random_tables(TOTALS, 3), random_tables(TOTALS, 4)
+    values = np.random.default_rng(5).random((2, 1 << NUM_MARKERS, 1 << NUM_MARKERS))
+    full = (1 << NUM_MARKERS) - 1
+    compiled = level_sweep(values, first, second, TOTALS)
+    numpy = level_sweep_numpy(values, first, second, TOTALS)
+    np.testing.assert_allclose(compiled[:, :full, :full], numpy[:, :full, :full], rtol=0, atol=1e-12)
+    assert not np.allclose(compiled[:, :full, :full], values[:, :full, :full])  # the sweep did something
 
 
 # --------------------------------------------------------------------------

@@ -1,0 +1,104 @@
+"""Exact scores on the benchmark's solved tasks: ``hyn-2p`` and ``hyn-2p-selfplay`` (``Task.exact``).
+
+Two-player Help Your Neighbor is solved, so a policy that decides in batches (``agent.batchable``: the
+built-ins' networks, :class:`agents.linear.LinearAgent`, the baselines) has an exact score against any
+opponent: its decision at every state is read off once
+(:func:`agents.evaluation.exact.decision_tables`) and the two policies are evaluated against each other
+over every state (:func:`agents.evaluation.exact.exact_pair`). The exact score is the expected score
+difference per deal (a deal played from both seats, as on duplicate deals), of which the sampled
+duplicate-deal score is an estimate, and it is normalised the same way, with the exact scores of
+``random`` and the reference agent against the same opponent as 0 and 1 (:func:`exact_anchors`,
+stored by ``trash-bench references`` beside the sampled anchors).
+
+"Exact" within :data:`EXACT_TOLERANCE`: the policy evaluation stops when no value moves by more than
+that in a sweep, which leaves every score within about 1e-6 of the limit (far below the 4 decimals
+reported, and the sampled estimate's interval of about +-0.06 on 2,000 deals). The assumptions of
+:mod:`agents.evaluation.exact` hold (no privilege marker, turn 0, no turn limit), which is why the
+sampled estimate on the test deals stays beside the exact score as a check.
+
+Cost (one core, ``benchmarks/bench_exact.py``): a policy network's tables about 10 s, a pair about
+20 s at :data:`EXACT_TOLERANCE`; a run of an exact task scores its five curve points, its final and
+its held-out opponent this way, a few minutes in all.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from agents.base import Agent
+from agents.bench.tasks import Task, load_references
+
+EXACT_TOLERANCE = 1e-8
+SCORING = ("exact", "sampled")  # what a result file's "scoring" says
+
+
+def applies(task: Task, agent: Any) -> bool:
+    """Whether ``agent`` is scored exactly on ``task``: an exact task and an agent that decides in batches."""
+    return task.exact and isinstance(agent, Agent) and bool(getattr(agent, "batchable", False))
+
+
+@functools.cache
+def baseline_tables(name: str) -> Any:
+    """A baseline's decision tables (once per process): ``optimal``'s from the solution itself."""
+    from agents.evaluation.exact import decision_tables
+    from agents.registry import make_agent
+    from trash_env.neighbor.solver import load_solution, optimal_tables
+
+    if name == "optimal":
+        return optimal_tables(load_solution())
+    return decision_tables(make_agent(name, game="help_your_neighbor"))
+
+
+def tables_of(agent: Agent) -> Any:
+    from agents.evaluation.exact import decision_tables
+
+    return decision_tables(agent)
+
+
+def exact_score(tables: Any, opponent: str) -> float:
+    """The exact score difference per deal of the policy with ``tables`` against the baseline ``opponent``."""
+    from agents.evaluation.exact import exact_pair
+
+    return exact_pair(("policy", tables), (opponent, baseline_tables(opponent)), EXACT_TOLERANCE).score_difference
+
+
+def baseline_scores(task: Task, baselines: list[str], opponent: str) -> dict[str, float]:
+    """Each baseline's exact score against ``opponent`` (the opponent against itself: 0, by symmetry)."""
+    return {name: 0.0 if name == opponent else exact_score(baseline_tables(name), opponent) for name in baselines}
+
+
+@functools.cache
+def exact_anchors(task_name: str, opponent: str) -> dict[str, float]:
+    """``random``'s and the reference agent's exact scores against ``opponent``: stored by
+    ``trash-bench references`` (``"exact"`` in ``references.json``), else computed here (once per
+    process, about a minute)."""
+    from agents.bench.tasks import get_task
+
+    task = get_task(task_name)
+    stored = load_references().get(task.name, {})
+    if stored.get("version") == task.version and "exact" in stored:
+        section = stored["exact"] if opponent == task.reference else stored["exact"]["heldout"].get(opponent)
+        if section is not None:
+            return {"random": section["baselines"]["random"], "reference": section["baselines"][task.reference]}
+    scores = baseline_scores(task, ["random", task.reference], opponent)
+    return {"random": scores["random"], "reference": scores[task.reference]}
+
+
+def exact_entry(task: Task, tables: Any, opponent: str) -> dict[str, Any]:
+    """``{"score", "normalized", "anchors"}``: the exact score against ``opponent``, normalised with
+    the exact anchors (:func:`exact_anchors`)."""
+    score = exact_score(tables, opponent)
+    anchors = exact_anchors(task.name, opponent)
+    normalized = (score - anchors["random"]) / (anchors["reference"] - anchors["random"])
+    return {"score": score, "normalized": normalized, "anchors": dict(anchors)}
+
+
+def references(task: Task, baselines: list[str]) -> dict[str, Any]:
+    """The ``"exact"`` section of a task's stored references: every baseline's exact score against the
+    reference and against each held-out opponent."""
+    return {
+        "baselines": baseline_scores(task, baselines, task.reference),
+        "heldout": {opponent: {"baselines": baseline_scores(task, baselines, opponent)} for opponent in task.heldout},
+        "tolerance": EXACT_TOLERANCE,
+    }
