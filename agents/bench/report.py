@@ -275,6 +275,12 @@ def _normalized(anchors: dict[str, Any], score: float) -> float:
     return (score - anchors["random"]) / (anchors["reference"] - anchors["random"])
 
 
+def _exact_normalized(exact: dict[str, float], reference: str) -> dict[str, float]:
+    """Baselines' exact scores against one opponent, normalised with ``random``'s and ``reference``'s among them."""
+    anchors = {"random": exact["random"], "reference": exact[reference]}
+    return {b: _normalized(anchors, score) for b, score in exact.items()}
+
+
 def baseline_scores(version: int | None = None) -> dict[str, dict[str, float]]:
     """task -> baseline name -> its normalised score, from the stored reference scores of task
     ``version`` (:func:`stored_references`; None: each task's current version)."""
@@ -282,9 +288,7 @@ def baseline_scores(version: int | None = None) -> dict[str, dict[str, float]]:
     for name in TASKS:
         stored = stored_references(version, name)
         if stored is not None and "exact" in stored:  # a task scored exactly: the baselines' exact scores
-            exact = stored["exact"]["baselines"]
-            anchors = {"random": exact["random"], "reference": exact[TASKS[name].reference]}
-            out[name] = {b: _normalized(anchors, score) for b, score in exact.items()}
+            out[name] = _exact_normalized(stored["exact"]["baselines"], TASKS[name].reference)
         elif stored is not None:
             out[name] = {b: _normalized(stored, score) for b, score in stored.get("baselines", {}).items()}
     return out
@@ -298,9 +302,7 @@ def heldout_baseline_scores(version: int | None = None) -> dict[tuple[str, str],
         stored = stored_references(version, name) or {}
         if "exact" in stored:
             for opponent, section in stored["exact"]["heldout"].items():
-                exact = section["baselines"]
-                anchors = {"random": exact["random"], "reference": exact[TASKS[name].reference]}
-                out[name, opponent] = {b: _normalized(anchors, score) for b, score in exact.items()}
+                out[name, opponent] = _exact_normalized(section["baselines"], TASKS[name].reference)
             continue
         for opponent, anchors in (stored.get("heldout") or {}).items():
             if isinstance(anchors, dict) and {"random", "reference"} <= set(anchors):

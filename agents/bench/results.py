@@ -96,8 +96,20 @@ class ExactScore:
     anchors: Anchors
 
 
+class _Headlined:
+    """A score with its ``normalized`` (sampled) and, on a run scored exactly, its ``exact``."""
+
+    normalized: float
+    exact: ExactScore | None
+
+    @property
+    def headline(self) -> float:
+        """The normalised score a report shows: the exact one where there is one, else the sampled."""
+        return self.exact.normalized if self.exact is not None else self.normalized
+
+
 @dataclass(frozen=True)
-class CurvePoint:
+class CurvePoint(_Headlined):
     """The policy at one evaluation point: its score difference per deal against the evaluation
     opponent, the 95% interval over deals, and the score normalised (0: random, 1: the reference);
     ``exact`` where the run was scored exactly (``scoring: "exact"``)."""
@@ -109,14 +121,9 @@ class CurvePoint:
     normalized: float
     exact: ExactScore | None = None
 
-    @property
-    def headline(self) -> float:
-        """The normalised score a report shows: the exact one where there is one, else the sampled."""
-        return self.exact.normalized if self.exact is not None else self.normalized
-
 
 @dataclass(frozen=True)
-class FinalEvaluation:
+class FinalEvaluation(_Headlined):
     """The returned policy, evaluated on the final deals (the same figures as a :class:`CurvePoint`);
     format 2 adds the test seed (drawn after training) and the anchors measured on those deals."""
 
@@ -129,14 +136,9 @@ class FinalEvaluation:
     anchors: Anchors | None = None
     exact: ExactScore | None = None
 
-    @property
-    def headline(self) -> float:
-        """The normalised score a report shows: the exact one where there is one, else the sampled."""
-        return self.exact.normalized if self.exact is not None else self.normalized
-
 
 @dataclass(frozen=True)
-class HeldOutEvaluation:
+class HeldOutEvaluation(_Headlined):
     """The final policy against one held-out opponent (never met in training), on the final's test
     deals, normalised with ``random``'s and the reference agent's scores against it on those deals."""
 
@@ -148,11 +150,6 @@ class HeldOutEvaluation:
     deals: int
     anchors: Anchors
     exact: ExactScore | None = None
-
-    @property
-    def headline(self) -> float:
-        """The normalised score a report shows: the exact one where there is one, else the sampled."""
-        return self.exact.normalized if self.exact is not None else self.normalized
 
 
 @dataclass(frozen=True)

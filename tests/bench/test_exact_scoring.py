@@ -24,7 +24,7 @@ from test_suite import FirstLegal  # this folder's (on the path as pytest runs i
 
 from agents.bench import exact
 from agents.bench.runner import _scoring, read_result, result_path, run_one
-from agents.bench.tasks import get_task, load_references
+from agents.bench.tasks import TASKS, get_task, load_references
 
 HERE = Path(__file__).parent
 TASK = "hyn-2p"
@@ -81,9 +81,7 @@ def place(folder: Path, data: dict[str, Any]) -> Path:
 def test_the_solved_tasks_are_scored_exactly_from_version_3() -> None:
     """Exact scoring changed what a score of hyn-2p and hyn-2p-selfplay is: their version is 3, and
     no other task is scored exactly."""
-    exact_tasks = {
-        name for name in ("hyn-2p", "hyn-2p-selfplay", "hyn-4p", "trash-standard-2p") if get_task(name).exact
-    }
+    exact_tasks = {name for name, task in TASKS.items() if task.exact}
     assert exact_tasks == {"hyn-2p", "hyn-2p-selfplay"}
     assert get_task("hyn-2p").version == get_task("hyn-2p-selfplay").version == 3
     for name in exact_tasks:
