@@ -48,7 +48,7 @@ train: $(VENV)/.installed-train
 demo: $(VENV)/.installed-demo
 	$(VENV)/bin/trash-demo
 
-# pytest's selection for `make test`: everything but the tests marked slow (about 15 s or more each) and
+# pytest's selection for `make test`: everything but the tests marked slow (about 5 s or more each) and
 # those that drive a browser; `make test-all` runs those too.
 FAST := not slow and not browser
 
@@ -80,6 +80,7 @@ bench: $(VENV)/.installed-all
 		--json docs/speed/selfplay_sb3_defaults.json
 	$(PY) benchmarks/threads.py --json docs/speed/threads.json
 	$(PY) benchmarks/bench_neighbor_batched.py --json docs/speed/neighbor_batched.json
+	$(PY) benchmarks/bench_exact.py --json docs/speed/exact.json
 	$(PY) scripts/readme_tables.py
 
 clean:

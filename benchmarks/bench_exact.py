@@ -11,12 +11,14 @@ All in one run, on this machine, one thread (as the benchmark's evaluation proce
    how far apart their answers are.
 
     python benchmarks/bench_exact.py          # about 3 minutes
+    python benchmarks/bench_exact.py --json docs/speed/exact.json   # as make bench runs it
 
 Needs Numba (the batched extra); with torch also for the shipped policy.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import time
 from pathlib import Path
@@ -24,6 +26,7 @@ from pathlib import Path
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")  # before Numba is imported
 
 import numpy as np
+from figures import write_figures  # this folder's: run as a script, its folder is on sys.path
 
 from agents.bench.exact import EXACT_TOLERANCE
 from agents.evaluation.exact import decision_tables
@@ -48,17 +51,20 @@ def timed(call):
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", type=Path, help="also write the figures here (docs/speed/exact.json)")
+    args = parser.parse_args()
     optimal = optimal_tables(load_solution())
     agents = {"heuristic": make_agent("heuristic", game="help_your_neighbor")}
     try:
         agents["shipped policy"] = make_agent(str(POLICY), game="help_your_neighbor")
     except (ImportError, ValueError) as error:
         print(f"(the shipped policy is left out: {error})")
-    tables = {}
+    tables, table_seconds, pairs = {}, {}, []
     print("decision tables (one forward pass over every state):")
     for name, agent in agents.items():
-        tables[name], seconds = timed(lambda agent=agent: decision_tables(agent))
-        print(f"  {name:>15}: {seconds:6.1f} s")
+        tables[name], table_seconds[name] = timed(lambda agent=agent: decision_tables(agent))
+        print(f"  {name:>15}: {table_seconds[name]:6.1f} s")
     name = "shipped policy" if "shipped policy" in tables else "heuristic"
     evaluate_policies(tables[name], optimal, tolerance=1e-3)  # compile both paths first
     evaluate_policies_by_rolls(tables[name], optimal, tolerance=1e-3)
@@ -73,6 +79,11 @@ def main() -> None:
             f"({old_seconds / new_seconds:.1f}x); first roller wins {new[0][0, 0]:.10f} vs {old[0][0, 0]:.10f}; "
             f"largest difference over the states of a game still on {apart:.1e}"
         )
+        pairs.append(
+            {"tolerance": tolerance, "level_sweep": new_seconds, "by_rolls": old_seconds, "largest_difference": apart}
+        )
+    load = os.getloadavg()[0]  # what else ran beside it: 1 or more on this machine's 2 cores halves the figures
+    write_figures(args.json, {"decision_tables": table_seconds, "pair": name, "pairs": pairs, "load_average": load})
 
 
 if __name__ == "__main__":

@@ -381,6 +381,41 @@ def neighbor_batched() -> str:
     return table(["Help Your Neighbor", "batched vs scalar", "ratio"], rows).rstrip("\n") + "\n" + note
 
 
+def exact_speed() -> str:
+    """Exact evaluation of two-player Help Your Neighbor, the level sweep against the one-roll iteration
+    (``benchmarks/bench_exact.py``)."""
+    data = _load("speed/exact.json")
+    figures = data["figures"]
+    rows = [
+        [
+            f"decision tables of `{name}`" if name == "heuristic" else f"decision tables of the {name}",
+            f"{seconds:.1f} s",
+            "",
+            "",
+            "",
+        ]
+        for name, seconds in figures["decision_tables"].items()
+    ]
+    pair = figures["pair"] if figures["pair"] == "heuristic" else f"the {figures['pair']}"
+    for run in figures["pairs"]:
+        rows.append(
+            [
+                f"{pair} vs `optimal`, tolerance {run['tolerance']:g}",
+                f"{run['level_sweep']:.1f} s",
+                f"{run['by_rolls']:.1f} s",
+                f"{run['by_rolls'] / run['level_sweep']:.1f}x",
+                f"{run['largest_difference']:.1e}",
+            ]
+        )
+    header = ["exact evaluation", "level sweep", "one-roll iteration", "ratio", "largest difference"]
+    note = _measured(
+        data,
+        "one thread; the largest difference between the two answers over the states of a game still on; "
+        f"load average {figures['load_average']:.1f} at the end (other work beside it slows every figure)",
+    )
+    return table(header, rows).rstrip("\n") + "\n" + note
+
+
 def evaluation_speed() -> str:
     """Duplicate-deal evaluation on each engine and worker count, and ``search``'s cost per decision
     (``benchmarks/bench_eval.py``)."""
@@ -454,6 +489,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "batched-training": batched_training,
     "evaluation-speed": evaluation_speed,
     "neighbor-batched": neighbor_batched,
+    "exact-speed": exact_speed,
     "batched-learning": batched_learning,
     "headline-speed": headline_speed,
     "training-threads": training_threads,

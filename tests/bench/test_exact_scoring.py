@@ -90,6 +90,7 @@ def test_the_solved_tasks_are_scored_exactly_from_version_3() -> None:
         assert stored["exact"]["baselines"]["optimal"] == 0.0
 
 
+@pytest.mark.slow
 def test_a_curve_of_policies_that_do_not_decide_in_batches_is_scored_by_sampling(
     sampled: dict[str, Any], tmp_path: Path
 ) -> None:
@@ -147,6 +148,7 @@ def test_a_file_with_bad_exact_scores_is_refused_by_name(
     assert message in str(refused.value) and "\n" not in str(refused.value)
 
 
+@pytest.mark.slow
 def test_exact_scores_on_a_task_not_scored_exactly_are_refused(tmp_path: Path) -> None:
     """hyn-4p is not solved: a file of it saying ``"exact"``, exact scores and all, is refused."""
     folder = tmp_path / "run"

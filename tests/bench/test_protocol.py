@@ -207,6 +207,7 @@ def path_of(folder: Path, result: dict[str, Any]) -> Path:
 # The held-out test
 
 
+@pytest.mark.slow
 def test_a_cheating_plugin_is_scored_on_deals_it_could_not_see(
     tmp_path: Path, plugins: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -256,6 +257,7 @@ class Probe:
 """
 
 
+@pytest.mark.slow
 def test_a_plugin_is_imported_from_the_working_directory_by_the_child_processes_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -274,6 +276,7 @@ def test_a_plugin_is_imported_from_the_working_directory_by_the_child_processes_
 # Counted budgets
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("plugin", "reason"),
     [

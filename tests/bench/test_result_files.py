@@ -459,6 +459,7 @@ def test_run_refuses_to_resume_over_a_folder_with_a_bad_file(
     assert snapshot(tmp_path) == before
 
 
+@pytest.mark.slow
 def test_run_told_to_skip_bad_files_warns_leaves_them_and_runs_the_rest(
     good: dict[str, Any], tmp_path: Path, plugin_importable: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -585,6 +586,7 @@ def test_a_name_in_a_table_is_text_in_markdown_and_in_its_html(name: str) -> Non
         assert cells.rows == [["algorithm", "score"], [name.replace("\n", "\ufffd"), "0.50"]]
 
 
+@pytest.mark.slow
 def test_hostile_names_are_escaped_in_the_leaderboard_and_the_readme_splice(
     good: dict[str, Any], tmp_path: Path
 ) -> None:

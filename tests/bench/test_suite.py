@@ -196,6 +196,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
 def test_killing_a_sweep_ends_its_workers_and_they_write_nothing_more(tmp_path: Path) -> None:
     """``kill`` of a sweep's main process (SIGTERM, no handler there) ends its worker processes at
@@ -388,6 +389,7 @@ class FirstLegal:
         return first
 
 
+@pytest.mark.slow
 def test_a_custom_algorithm_plugs_in(tmp_path: Path) -> None:
     """An algorithm outside the package (``module:Class``) is trained through the interface: its
     checkpoints become the curve, its returned callable the final policy."""
@@ -613,6 +615,7 @@ def test_worker_processes_keep_to_one_thread() -> None:
     assert completed.stdout.split() == ["1", "1", "False"]
 
 
+@pytest.mark.slow
 def test_each_finished_run_is_one_line_when_piped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``trash-bench run`` prints each finished run on one line, whatever the width (piped output has
     none: rich used to fold it at 80 columns, ``score -1.0000 [-1.0000,`` then the rest)."""

@@ -43,7 +43,11 @@ def fills(svg: str, colour: str, shape: str = "rect") -> int:
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"num_players": 2}, {"preset": "pagat", "num_players": 3, "match": True}, {"preset": "jokers", "num_players": 6}],
+    [
+        {"num_players": 2},
+        pytest.param({"preset": "pagat", "num_players": 3, "match": True}, marks=pytest.mark.slow),  # a long match
+        {"preset": "jokers", "num_players": 6},
+    ],
 )
 def test_the_trash_svg_shows_every_slot_as_the_state_has_it(kwargs) -> None:
     """In every state of random games: one card back per face-down slot (plus the stock's, unless it is empty), one

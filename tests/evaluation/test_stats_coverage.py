@@ -72,6 +72,7 @@ def covered(interval: Interval, value: float) -> bool:
     return interval.low <= value <= interval.high
 
 
+@pytest.mark.slow
 def test_per_agent_mean_reward_intervals_cover_the_truth() -> None:
     """Over 400 tournaments of 150 deals, each agent's 95% interval for its mean reward holds the true
     value 95% of the time (within 2.5 points); intervals over (pairing, deal) units cover far less."""
@@ -91,6 +92,7 @@ def test_per_agent_mean_reward_intervals_cover_the_truth() -> None:
     assert naive_hits / total < 0.90, naive_hits / total  # (pairing, deal) units: too narrow
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent", ["mid", "strong"])
 def test_rating_intervals_cover_the_truth(agent: str) -> None:
     """The bootstrap over whole deals gives 95% rating intervals that hold the rating of a very large

@@ -270,6 +270,7 @@ def agent_choice(agent, state: core.NeighborState, observer: NeighborObserver) -
     return agent.act(view, np.random.default_rng(0)), int(batch_choice)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [2, 4])
 def test_in_engine_baselines_choose_as_the_agents(players: int, request: pytest.FixtureRequest) -> None:
     """At the real choices (R14) of random fast-mode positions, the compiled heuristic, roller and (two

@@ -650,7 +650,7 @@ def test_engines_that_cannot_play_raise_a_value_error(
     [
         pytest.param(make_config("standard"), id="standard"),
         pytest.param(make_config("pagat", num_players=3, match=True), id="pagat-3p-match", marks=pytest.mark.slow),
-        pytest.param(make_config("jokers", num_players=5), id="jokers-5p"),
+        pytest.param(make_config("jokers", num_players=5), id="jokers-5p", marks=pytest.mark.slow),
     ],
 )
 def test_a_pair_plays_the_same_games_in_any_tournament_on_either_engine(config: Any) -> None:

@@ -121,6 +121,7 @@ def interrupted_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"code": code, "output": log.read_text(), "run_dir": run_dir, "out_dir": out_dir}
 
 
+@pytest.mark.slow
 def test_sigint_saves_a_loadable_policy_a_checkpoint_and_the_history(interrupted_run: dict[str, Any]) -> None:
     """Ctrl-C (SIGINT) during training: exit status 130; ``policy.zip`` loads as an agent and says it
     was interrupted at its timestep count; a checkpoint at that count; the evaluation history and
@@ -146,6 +147,7 @@ def test_sigint_saves_a_loadable_policy_a_checkpoint_and_the_history(interrupted
     assert partial_files(run_dir) == []
 
 
+@pytest.mark.slow
 def test_the_printed_command_resumes_from_the_interrupted_step(interrupted_run: dict[str, Any]) -> None:
     """The command the stopped run printed continues it (with a smaller budget here): the count goes
     on from the interrupted step, the learning curve keeps its first points and grows, and the
@@ -169,6 +171,7 @@ def test_the_printed_command_resumes_from_the_interrupted_step(interrupted_run: 
     assert (run_dir / "final_eval.json").is_file()
 
 
+@pytest.mark.slow
 def test_sigterm_stops_the_same_way_with_status_143(tmp_path: Path) -> None:
     """SIGTERM (what schedulers and ``kill`` send) is handled as Ctrl-C is: exit status 143, a
     checkpoint and the policy so far, and the resume command."""
@@ -185,6 +188,7 @@ def test_sigterm_stops_the_same_way_with_status_143(tmp_path: Path) -> None:
     assert "stopped by SIGTERM" in log.read_text() and resume_words(log.read_text())
 
 
+@pytest.mark.slow
 def test_a_second_sigint_exits_at_once_and_leaves_every_file_whole(tmp_path: Path) -> None:
     """Two Ctrl-C in a row: the run exits at once (status 130) and every file it had written is
     complete (each zip opens and holds its description; no temporary file is left)."""
@@ -209,6 +213,7 @@ def test_a_second_sigint_exits_at_once_and_leaves_every_file_whole(tmp_path: Pat
     assert partial_files(run_dir) == []
 
 
+@pytest.mark.slow
 def test_sigint_during_the_final_evaluation_exits_at_once_and_leaves_no_worker(tmp_path: Path) -> None:
     """Once training is over and everything is saved, Ctrl-C during the final evaluation (two worker
     processes, the whole process group signalled as a terminal does) exits at once with 130, names
@@ -704,6 +709,7 @@ def test_help_exits_0_for_every_console_script(script: str) -> None:
     assert "usage:" in completed.stdout and completed.stderr == ""
 
 
+@pytest.mark.slow
 def test_train_help_shows_each_default_once() -> None:
     """``train.py --help`` gives every setting with its help and one default, never an empty one."""
     completed = subprocess.run(

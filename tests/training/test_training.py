@@ -154,6 +154,7 @@ def first_states(config_kwargs: dict[str, Any], count: int, seed: int = 0) -> li
 # 1. The training script end to end
 
 
+@pytest.mark.slow
 def test_train_script_tiny_run_end_to_end(tiny_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     """``python train.py`` with a tiny budget exits 0, prints the periodic evaluations and the
     final table, and writes the policy, checkpoints, evaluation history, final evaluation, learning
@@ -204,6 +205,7 @@ def test_train_script_tiny_run_end_to_end(tiny_run: tuple[subprocess.CompletedPr
     assert not [path for path in files_under(run_dir) if path.name.endswith(".partial.zip")]
 
 
+@pytest.mark.slow
 def test_evaluate_cli_loads_the_saved_policy(tiny_policy: Path) -> None:
     """``trash-evaluate POLICY.zip greedy`` loads the policy file from its path and plays
     the duplicate-deal tournament: exit 0 and the policy in the table."""
@@ -444,6 +446,7 @@ def test_policy_refuses_another_configuration(
         assert field in str(caught.value)
 
 
+@pytest.mark.slow
 def test_evaluate_cli_refuses_a_policy_for_another_player_count(tiny_policy: Path) -> None:
     """``trash-evaluate POLICY.zip greedy --num-players 3`` exits 2 with an error naming
     the differing field, before playing any game."""
@@ -630,6 +633,7 @@ def test_overrides_reach_the_policy_metadata(train: ModuleType, tmp_path: Path) 
 # 6. Self-play
 
 
+@pytest.mark.slow
 def test_self_play_writes_snapshots_and_keeps_the_newest_in_the_pool(
     train: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

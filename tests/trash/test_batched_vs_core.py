@@ -15,8 +15,10 @@ from trash_env.trash.config import PRESETS, make_config
 PLAYER_COUNTS = (2, 3, 5, 8)
 
 
+# The longest cases (matches of many hands at 5 and 8 players) run in `make test-all` only.
+LONG = {("pagat", 8, True), ("pagat", 5, True), ("jokers", 8, True)}
 CASES = [
-    (preset, players, match)
+    pytest.param(preset, players, match, marks=[pytest.mark.slow] if (preset, players, match) in LONG else [])
     for preset, players, match in itertools.product(sorted(PRESETS), PLAYER_COUNTS, (False, True))
 ]
 

@@ -396,6 +396,7 @@ def _assert_none(outcomes: Outcomes, kind: str) -> None:
     assert not found, f"{kind} violated:\n" + "\n".join(found)
 
 
+@pytest.mark.slow
 def test_random_games_cover_every_preset_player_count_and_mode(random_games: Outcomes) -> None:
     """R1, R7, R8, R9, R11: the random games reach every preset, player count and mode,
     and include reshuffles, truncations, shared wins and multi-hand matches, so the
@@ -414,18 +415,21 @@ def test_random_games_cover_every_preset_player_count_and_mode(random_games: Out
     assert random_games.checked_steps >= 100 * NUM_GAMES // CONSERVATION_STRIDE
 
 
+@pytest.mark.slow
 def test_cards_are_conserved_at_every_step(random_games: Outcomes) -> None:
     """R1: at every checked step the layouts (face up and face down), the stock, the
     discard pile and the held card hold exactly the configured deck."""
     _assert_none(random_games, "conservation")
 
 
+@pytest.mark.slow
 def test_face_up_slots_hold_their_rank_or_a_wild(random_games: Outcomes) -> None:
     """R2, R5, R6: a face-up slot holds its own rank (filled) or a wild card (wild-filled),
     and ``face_down`` counts the face-down slots."""
     _assert_none(random_games, "layout")
 
 
+@pytest.mark.slow
 def test_r15_counts_match_the_cards(random_games: Outcomes) -> None:
     """R15: known-in-stock + unaccounted + visible copies = copies per rank; unaccounted is
     the true count face down plus the stock part no reshuffle (R7) has shown; known-in-stock
@@ -433,11 +437,13 @@ def test_r15_counts_match_the_cards(random_games: Outcomes) -> None:
     _assert_none(random_games, "r15")
 
 
+@pytest.mark.slow
 def test_reshuffle_takes_the_discard_pile_below_its_top(random_games: Outcomes) -> None:
     """R7: drawing from an empty stock turns the discard pile, except its top card, into the stock."""
     _assert_none(random_games, "reshuffle")
 
 
+@pytest.mark.slow
 def test_every_episode_ends_within_max_turns_with_a_legal_action_until_then(random_games: Outcomes) -> None:
     """R7, R13: every episode is over within ``max_turns`` turns; until then the seat to act
     has a legal action (drawing, in the draw phase), and ``forced_action`` names the only one."""
@@ -445,6 +451,7 @@ def test_every_episode_ends_within_max_turns_with_a_legal_action_until_then(rand
     _assert_none(random_games, "legality")
 
 
+@pytest.mark.slow
 def test_rewards_follow_r10(random_games: Outcomes) -> None:
     """R10 with R7, R8, R9: +1 to each winner, -1 to the others, 0 on truncation. A hand's
     winners are exactly the seats with no face-down slot, in completion order (one without
@@ -453,6 +460,7 @@ def test_rewards_follow_r10(random_games: Outcomes) -> None:
     _assert_none(random_games, "rewards")
 
 
+@pytest.mark.slow
 def test_match_hands_shrink_winners_and_pass_the_start(random_games: Outcomes) -> None:
     """R9, R3: after each hand of a match, exactly its winners lose a slot, the next hand
     is dealt fresh, and it starts with the first winner (``winner``) or the next seat (``rotate``)."""
@@ -820,6 +828,7 @@ def play_env_game(env: Any, seed: int, policy: RandomPolicy) -> dict[str, float]
     return final
 
 
+@pytest.mark.slow
 def test_replayed_records_end_identically() -> None:
     """R3, R7, R9, R10, R13: a game record, after a JSON round trip, replays every action
     (forced moves included) to the environment's final state, and its returns are the
