@@ -96,6 +96,7 @@ EXTRA_OF_MODULE = {
     **dict.fromkeys(("mkdocs", "material", "mkdocstrings"), "docs"),
     **dict.fromkeys(("rlcard", "pygame"), "bench"),
     **dict.fromkeys(("playwright",), "dev"),
+    **dict.fromkeys(("pyspiel", "open_spiel"), "openspiel"),
 }
 NEEDS_EXTRA = re.compile(r"\bneeds? the (\w+) extra\b")
 

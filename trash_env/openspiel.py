@@ -1,0 +1,580 @@
+"""Both games as OpenSpiel Python games (the ``openspiel`` extra).
+
+Importing this module registers ``python_trash`` and ``python_help_your_neighbor`` with ``pyspiel``:
+
+    import pyspiel
+    import trash_env.openspiel  # registers the games
+
+    game = pyspiel.load_game("python_trash(players=3,preset=pagat)")
+    state = game.new_initial_state()  # a chance node: the deck is being shuffled
+
+Every rule is the rules core's (:mod:`trash_env.trash.rules`, :mod:`trash_env.neighbor.rules`); the
+states here only hold a core state and turn the core's random draws into OpenSpiel chance nodes:
+
+- **Trash**: the core shuffles a deck at every deal (R3, and R9's next hand in a match) and the
+  discard pile when the stock runs out (R7), each time from the generator it is handed. Here that
+  generator is a stand-in that hands out chosen orders: a move that needs a shuffle waits, and one
+  chance node per card draws the order, a card at a time, uniformly from the cards still to place
+  (outcome = the rank 0..13, probability = copies left / cards left). For a deal the cards are in
+  dealing order (R3: the first one drawn is the first one dealt; the first left over is the top of
+  the stock); for a reshuffle the first card drawn is the new top of the stock. Once the order is
+  complete the core applies the move with it.
+- **Help Your Neighbor**: a roll (R12, action 0 of R14) is followed by one chance node whose outcome is
+  the total 2..12 with probability ways/36, handed to the core as a stacked die.
+
+Returns are the core's (R10, R12), so the PettingZoo envs' rewards; observation tensors are the envs'
+observation vectors (R15 for Trash), from the seat asked for. Unlike the PettingZoo envs
+(``skip_forced=True``), an OpenSpiel state asks for every move, forced ones too (R13, R14).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+try:
+    import pyspiel
+except ImportError as error:  # pragma: no cover - the extra is missing
+    raise ImportError("trash_env.openspiel needs the openspiel extra: pip install 'trash-rl[openspiel]'") from error
+
+from trash_env.kernel import check_action
+from trash_env.neighbor import rules as neighbor
+from trash_env.neighbor.observation import ROLL_TOTALS, NeighborObserver
+from trash_env.neighbor.text import render_neighbor
+from trash_env.trash import rules as core
+from trash_env.trash.belief import sample_hidden_state
+from trash_env.trash.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS, RulesConfig, make_config
+from trash_env.trash.observation import Observer
+from trash_env.trash.text import render_table
+
+TRASH_NAME = "python_trash"
+NEIGHBOR_NAME = "python_help_your_neighbor"
+
+DEAL, RESHUFFLE = "deal", "reshuffle"  # what a Trash chance node is drawing for (R3/R9, R7)
+_FIRST_DEAL = -1  # the move that waits for the first deal: the game's start (R3)
+# Help Your Neighbor has no bound on the rolls of one turn (R12: a roll nobody can use may be
+# rolled again, for ever); max_game_length counts this many a turn, a length a game passes with
+# probability below (5/6) ** 198 per turn (only a 7 must end a turn, and it comes 1 roll in 6).
+ROLLS_PER_TURN = 200
+
+
+def _game_type(short_name: str, long_name: str, information: Any, utility: Any, parameters: dict) -> Any:
+    return pyspiel.GameType(
+        short_name=short_name,
+        long_name=long_name,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=information,
+        utility=utility,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=MAX_PLAYERS,
+        min_num_players=MIN_PLAYERS,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=parameters,
+    )
+
+
+_GENERAL_SUM = pyspiel.GameType.Utility.GENERAL_SUM
+# R8: with a final round several seats can win a hand (+1 each), so Trash's returns have no fixed sum.
+TRASH_TYPE = _game_type(
+    TRASH_NAME,
+    "Trash (trash-rl)",
+    pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    _GENERAL_SUM,
+    {"preset": "standard", "players": 2, "match": False},
+)
+
+
+def _neighbor_type(utility: Any) -> Any:
+    """Registered as general-sum (one winner +1, the others -1, a draw 0, R12); two players are
+    zero-sum, and the game loaded for two says so."""
+    return _game_type(
+        NEIGHBOR_NAME, "Help Your Neighbor (trash-rl)", pyspiel.GameType.Information.PERFECT_INFORMATION, utility,
+        {"players": 2},
+    )  # fmt: skip
+
+
+NEIGHBOR_TYPE = _neighbor_type(_GENERAL_SUM)
+
+
+def _parameters(game_type: Any, params: dict | None) -> dict[str, Any]:
+    """``params`` over the game's defaults; an unknown name or a player count out of range is a
+    one-line ValueError naming it."""
+    spec = game_type.parameter_specification
+    given = dict(params or {})
+    unknown = sorted(set(given) - set(spec))
+    if unknown:
+        raise ValueError(f"{game_type.short_name}: unknown parameter(s) {unknown}; parameters are {sorted(spec)}")
+    merged = {name: given.get(name, default) for name, default in spec.items()}
+    players = merged["players"]
+    if isinstance(players, bool) or not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"{game_type.short_name}: players={players!r} is out of range ({MIN_PLAYERS}..{MAX_PLAYERS})")
+    return merged
+
+
+class _Shared:
+    """What every state of one game shares (its configuration and encoder): never copied when
+    OpenSpiel clones a state, pickled as the game's string when it serializes one."""
+
+    def __init__(self, game_string: str, config: Any, encoder: Any) -> None:
+        self.game_string = game_string
+        self.config = config
+        self.encoder = encoder
+
+    def __deepcopy__(self, memo: dict) -> _Shared:
+        return self
+
+    def __reduce__(self) -> tuple:
+        return _shared_of, (self.game_string,)
+
+
+@functools.cache
+def _shared_of(game_string: str) -> _Shared:
+    return pyspiel.load_game(game_string).shared
+
+
+class _Held:
+    """A rules-core state held by an OpenSpiel state, copied by the core's own ``clone``."""
+
+    __slots__ = ("state", "clone")
+
+    def __init__(self, state: Any, clone: Callable[[Any], Any]) -> None:
+        self.state = state
+        self.clone = clone
+
+    def __deepcopy__(self, memo: dict) -> _Held:
+        return _Held(self.clone(self.state), self.clone)
+
+    def __getstate__(self) -> tuple:
+        return self.state, self.clone
+
+    def __setstate__(self, data: tuple) -> None:
+        self.state, self.clone = data
+
+
+class _DrawNeeded(Exception):  # noqa: N818 (a signal: the core asked for a draw not made yet)
+    def __init__(self, kind: str, cards: Sequence[int]) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.cards = list(cards)
+
+
+class _ChosenDraws:
+    """Stands in for the ``numpy.random.Generator`` the Trash core shuffles with (R3, R7, R9): it
+    hands out the orders the chance nodes drew, in turn, and raises :class:`_DrawNeeded` at the first
+    shuffle it has no order for. The core calls ``permutation`` (of its configured deck: the cards
+    of a deal) and ``shuffle`` (of the discard pile turned into the stock); anything else it might
+    ask for is an error naming it, never a silent random draw."""
+
+    def __init__(self, decided: Sequence[tuple[str, tuple[int, ...]]], deck: Sequence[int]) -> None:
+        self._decided = decided
+        self._deck = deck
+        self.used = 0
+
+    def _next(self, kind: str, cards: Sequence[int]) -> tuple[int, ...]:
+        if self.used == len(self._decided):
+            raise _DrawNeeded(kind, cards)
+        found, drawn = self._decided[self.used]
+        if found != kind or sorted(drawn) != sorted(cards):
+            raise RuntimeError(f"the rules core asked for a {kind} that the chance nodes did not draw")
+        self.used += 1
+        return drawn
+
+    def permutation(self, n: int) -> np.ndarray:
+        """The permutation of the deck's positions that puts the drawn ranks in dealing order."""
+        deck = self._deck
+        if n != len(deck):
+            raise RuntimeError(f"the rules core asked for a permutation of {n}, not of its deck of {len(deck)} cards")
+        drawn = self._next(DEAL, deck)
+        positions: dict[int, list[int]] = {}
+        for position in range(len(deck) - 1, -1, -1):
+            positions.setdefault(deck[position], []).append(position)
+        return np.array([positions[rank].pop() for rank in drawn])
+
+    def shuffle(self, cards: list[int]) -> None:
+        """The new stock in the drawn order: the first card drawn on top (the list's end)."""
+        cards[:] = self._next(RESHUFFLE, cards)[::-1]
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError(f"the rules core drew rng.{name}(), which trash_env.openspiel has no chance node for")
+
+
+_NO_DRAWS = _ChosenDraws((), ())  # for Help Your Neighbor: its dice are stacked, never drawn
+
+
+class _Draw:
+    """A Trash move waiting for a shuffle (the first deal, or a player's move that reshuffles or
+    deals the next hand): the orders already drawn, and the one being drawn card by card."""
+
+    __slots__ = ("move", "decided", "kind", "left", "remaining", "drawn")
+
+    def __init__(self, move: int, decided: list, kind: str, cards: Sequence[int]) -> None:
+        self.move = move
+        self.decided = decided
+        self.kind = kind
+        self.left = [0] * core.NUM_RANKS  # per rank: copies still to draw
+        for card in cards:
+            self.left[card] += 1
+        self.remaining = len(cards)
+        self.drawn: list[int] = []
+
+    def __deepcopy__(self, memo: dict) -> _Draw:
+        new = _Draw.__new__(_Draw)
+        new.move, new.decided, new.kind, new.remaining = self.move, self.decided[:], self.kind, self.remaining
+        new.left, new.drawn = self.left[:], self.drawn[:]
+        return new
+
+    def __getstate__(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __setstate__(self, data: tuple) -> None:
+        for name, value in zip(self.__slots__, data):
+            setattr(self, name, value)
+
+
+class _Observer:
+    """The PyObserver of both games: the tensor is the PettingZoo env's observation vector of the
+    seat asked for (its named pieces in ``dict``); the string is the table as text, or with
+    ``perfect_recall`` the public history. Nothing in either game is private to one player (R2,
+    R12), so ``private_info`` changes nothing; without ``public_info`` there is nothing to observe."""
+
+    def __init__(self, encoder: Any, iig_obs_type: Any, params: Any) -> None:
+        if isinstance(iig_obs_type, dict):  # OpenSpiel passes the params alone when no type is given
+            iig_obs_type, params = None, iig_obs_type
+        if params:
+            raise ValueError(f"observation parameters are not supported, got {dict(params)}")
+        obs_type = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
+        self._encoder = encoder
+        self._public = obs_type.public_info
+        self._perfect_recall = obs_type.perfect_recall
+        self.tensor = np.zeros(encoder.size, np.float32) if self._public else None
+        self.dict = encoder.view(self.tensor) if self._public else {}
+
+    def set_from(self, state: _RulesState, player: int) -> None:
+        if self.tensor is not None:
+            game_state = state.game_state
+            if game_state is None:
+                self.tensor.fill(0.0)  # before the first deal: nothing on the table yet
+            else:
+                self.tensor[:] = self._encoder.encode(game_state, player)
+
+    def string_from(self, state: _RulesState, player: int) -> str:
+        if not self._public:
+            return ""
+        return state._history_string() if self._perfect_recall else state._table_string(player)
+
+
+class _RulesState(pyspiel.State):
+    """What the states of both games share: a core state (``game_state``) whose rules decide."""
+
+    _rules: Any  # the rules core module
+    _core: _Held | None
+
+    @property
+    def game_state(self) -> Any:
+        """The rules core's state (``None`` before Trash's first deal is complete); read it, do not
+        change it."""
+        return None if self._core is None else self._core.state
+
+    def _waiting(self) -> bool:
+        raise NotImplementedError
+
+    def current_player(self) -> int:
+        if self._waiting():
+            return pyspiel.PlayerId.CHANCE
+        state = self._core.state
+        return pyspiel.PlayerId.TERMINAL if state.over else state.current
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return self._rules.legal_actions(self._core.state)
+
+    def is_terminal(self) -> bool:
+        return not self._waiting() and self._core.state.over
+
+    def returns(self) -> list[float]:
+        """R10 (Trash) or R12 (Help Your Neighbor): the core's returns, zeros until the game is over."""
+        state = self.game_state
+        return [0.0] * self.num_players() if state is None else list(self._rules.returns(state))
+
+    def _history_string(self) -> str:
+        raise NotImplementedError
+
+    def _table_string(self, player: int) -> str:
+        raise NotImplementedError
+
+
+# --------------------------------------------------------------------------------------------------
+# Trash
+
+
+class OpenSpielTrash(pyspiel.Game):
+    """``python_trash``: parameters ``preset`` (R11, the PettingZoo env's names), ``players``
+    (2..8, R1) and ``match`` (R9); by default the standard two-player hand."""
+
+    def __init__(self, params: dict | None = None) -> None:
+        params = _parameters(TRASH_TYPE, params)
+        if params["preset"] not in PRESETS:
+            raise ValueError(f"{TRASH_NAME}: preset={params['preset']!r} is not one of {sorted(PRESETS)}")
+        if not isinstance(params["match"], bool):
+            raise ValueError(f"{TRASH_NAME}: match must be true or false, got {params['match']!r}")
+        config: RulesConfig = make_config(params["preset"], num_players=params["players"], match=params["match"])
+        info = pyspiel.GameInfo(
+            num_distinct_actions=core.NUM_ACTIONS,
+            max_chance_outcomes=core.NUM_RANKS,
+            num_players=config.num_players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=None,
+            # A turn (R4, R5) is at most a draw, a placement per slot turned over, a displaced wild
+            # before each of those and one more, and a discard; the game ends after max_turns (R7).
+            max_game_length=(2 * config.layout_size + 3) * config.max_turns,
+        )
+        super().__init__(TRASH_TYPE, info, params)
+        self.config = config
+        self.shared = _Shared(str(self), config, Observer(config))
+        try:
+            core.new_game(config, _ChosenDraws((), config.ordered_deck))
+        except _DrawNeeded as need:
+            self._first_draw = (need.kind, need.cards)  # the first deal's shuffle (R3)
+        else:  # pragma: no cover - a core that deals without shuffling
+            raise RuntimeError("the rules core dealt without shuffling")
+
+    def max_chance_nodes_in_history(self) -> int:
+        # One card a node; a turn can reshuffle (R7) and deal the next hand (R9), plus the first deal.
+        return self.config.deck_size * (2 * self.config.max_turns + 1)
+
+    def new_initial_state(self) -> OpenSpielTrashState:
+        return OpenSpielTrashState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
+        return _Observer(self.shared.encoder, iig_obs_type, params)
+
+
+class OpenSpielTrashState(_RulesState):
+    """A state of ``python_trash``: a :class:`~trash_env.trash.rules.GameState` and, at a chance
+    node, the move waiting for a shuffle and the cards drawn for it so far."""
+
+    _rules = core
+
+    def __init__(self, game: OpenSpielTrash) -> None:
+        super().__init__(game)
+        self._shared = game.shared
+        self._core = None
+        kind, cards = game._first_draw
+        self._draw: _Draw | None = _Draw(_FIRST_DEAL, [], kind, cards)
+        # The public history (R2, R15): per move the seat, the action, and the cards then held and
+        # on top of the discard pile (what the move turned face up).
+        self._public = ""
+
+    def _waiting(self) -> bool:
+        return self._draw is not None
+
+    @property
+    def chance_kind(self) -> str | None:
+        """At a chance node, what the cards are drawn for: ``"deal"`` (R3, R9) or ``"reshuffle"``
+        (R7); else ``None``."""
+        return None if self._draw is None else self._draw.kind
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        draw = self._draw
+        return [(rank, count / draw.remaining) for rank, count in enumerate(draw.left) if count]
+
+    def _apply_action(self, action: int) -> None:
+        draw = self._draw
+        if draw is None:
+            self._move(int(action), [])
+            return
+        if not 0 <= action < core.NUM_RANKS or not draw.left[action]:
+            raise ValueError(f"chance outcome {action} is not the rank of a card left to draw for the {draw.kind}")
+        draw.left[action] -= 1
+        draw.remaining -= 1
+        draw.drawn.append(int(action))
+        if not draw.remaining:
+            self._move(draw.move, draw.decided + [(draw.kind, tuple(draw.drawn))])
+
+    def _move(self, move: int, decided: list) -> None:
+        """Apply ``move`` (a player's action, or the first deal) with the shuffles ``decided``; wait
+        at a chance node if the core asks for one more. An illegal action raises the core's
+        IllegalActionError and changes nothing."""
+        config = self._shared.config
+        draws = _ChosenDraws(decided, config.ordered_deck)
+        try:
+            if move == _FIRST_DEAL:
+                state = core.new_game(config, draws)
+            else:
+                state = core.clone(self._core.state)
+                seat = state.current
+                core.apply_action(state, move, draws)
+        except _DrawNeeded as need:
+            self._draw = _Draw(move, decided, need.kind, need.cards)
+            return
+        deals = [drawn for kind, drawn in decided if kind == DEAL]
+        if draws.used != len(decided) or (deals and tuple(state.deck) != deals[-1]):
+            raise RuntimeError("the rules core did not use the shuffles drawn for it as trash_env.openspiel expects")
+        self._draw = None
+        self._core = _Held(state, core.clone)
+        if move != _FIRST_DEAL:
+            held = core.RANK_NAMES[state.held] if state.held != core.NO_CARD else "-"
+            top = core.RANK_NAMES[state.discard[-1]] if state.discard else "-"
+            self._public += f"{seat}:{move}:{held}:{top} "
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            kind = self._draw.kind if self._draw is not None else "card"
+            return f"{kind} {core.RANK_NAMES[action]}" if 0 <= action < core.NUM_RANKS else f"{kind} {action}"
+        return core.action_name(action)
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> OpenSpielTrashState:
+        """A state with the same public history whose hidden cards (face-down slots, stock order)
+        are drawn again, uniformly among those consistent with it (R15,
+        :func:`~trash_env.trash.belief.sample_hidden_state`): what ISMCTS searches over. Its
+        ``history()`` keeps this state's chance outcomes."""
+        if self._draw is not None:
+            raise ValueError("resample_from_infostate: a chance node has no information state to resample")
+        seed = int(probability_sampler() * 2**53)
+        sampled = self.clone()
+        sampled._core = _Held(sample_hidden_state(self._core.state, np.random.default_rng(seed)), core.clone)
+        return sampled
+
+    def _history_string(self) -> str:
+        return self._public.rstrip()
+
+    def _table_string(self, player: int) -> str:
+        state = self.game_state
+        if state is None:
+            return f"Trash  the deck is being shuffled: {len(self._draw.drawn)} cards drawn"
+        encoder = self._shared.encoder
+        parts = encoder.view(encoder.encode(state, player))
+        counts = [
+            f"{name} {encoder.piece_text(name, parts[name]) or '-'}" for name in ("known_in_stock", "unaccounted")
+        ]
+        return render_table(state) + "\n" + "  ".join(counts)
+
+    def __str__(self) -> str:
+        lines = []
+        state = self.game_state
+        if state is not None:
+            lines.append(render_table(state))
+            for seat in range(state.num_players):
+                cells = [
+                    core.RANK_NAMES[c] if u == core.FACE_DOWN else "." for c, u in zip(state.down[seat], state.up[seat])
+                ]
+                lines.append(f"player_{seat} face down: {' '.join(cells)}")
+            lines.append("stock, top first: " + " ".join(core.RANK_NAMES[c] for c in reversed(state.stock)))
+        draw = self._draw
+        if draw is not None:
+            waiting = "the first deal" if draw.move == _FIRST_DEAL else core.action_name(draw.move)
+            drawn = " ".join(core.RANK_NAMES[c] for c in draw.drawn)
+            lines.append(f"chance: {draw.kind} for {waiting}, drawn {drawn or '-'} ({draw.remaining} to draw)")
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------------
+# Help Your Neighbor
+
+
+class OpenSpielNeighbor(pyspiel.Game):
+    """``python_help_your_neighbor``: parameter ``players`` (2..8, R12)."""
+
+    def __init__(self, params: dict | None = None) -> None:
+        params = _parameters(NEIGHBOR_TYPE, params)
+        config = neighbor.make_config(num_players=params["players"])
+        two = config.num_players == 2
+        game_type = _neighbor_type(pyspiel.GameType.Utility.ZERO_SUM) if two else NEIGHBOR_TYPE
+        info = pyspiel.GameInfo(
+            num_distinct_actions=neighbor.NUM_ACTIONS,
+            max_chance_outcomes=max(ROLL_TOTALS) + 1,  # outcomes are the totals 2..12 themselves
+            num_players=config.num_players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0 if two else None,
+            # Not a strict bound (ROLLS_PER_TURN): a turn's rolls, then ending it or uncovering.
+            max_game_length=(ROLLS_PER_TURN + 1) * config.max_turns,
+        )
+        super().__init__(game_type, info, params)
+        self.config = config
+        self.shared = _Shared(str(self), config, NeighborObserver(config))
+
+    def max_chance_nodes_in_history(self) -> int:
+        return ROLLS_PER_TURN * self.config.max_turns
+
+    def new_initial_state(self) -> OpenSpielNeighborState:
+        return OpenSpielNeighborState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
+        return _Observer(self.shared.encoder, iig_obs_type, params)
+
+
+class OpenSpielNeighborState(_RulesState):
+    """A state of ``python_help_your_neighbor``: a :class:`~trash_env.neighbor.rules.NeighborState`,
+    and whether a roll waits for its dice (a chance node)."""
+
+    _rules = neighbor
+
+    def __init__(self, game: OpenSpielNeighbor) -> None:
+        super().__init__(game)
+        self._shared = game.shared
+        self._core = _Held(neighbor.new_game(game.config), neighbor.clone)  # R12: seat 0 rolls first
+        self._rolling = False
+
+    def _waiting(self) -> bool:
+        return self._rolling
+
+    @property
+    def chance_kind(self) -> str | None:
+        """``"dice"`` at a chance node (a roll waiting for its total), else ``None``."""
+        return "dice" if self._rolling else None
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return [(total, neighbor.WAYS[total] / 36) for total in ROLL_TOTALS]
+
+    def _apply_action(self, action: int) -> None:
+        state = self._core.state
+        if self._rolling:
+            if action not in neighbor.WAYS:
+                raise ValueError(f"chance outcome {action} is not a total of two dice (2..12)")
+            state.dice.append(int(action))  # the core rolls stacked dice first (R12)
+            neighbor.apply_action(state, neighbor.ROLL_DICE, _NO_DRAWS)
+            self._rolling = False
+        elif action == neighbor.ROLL_DICE:  # R14: the roll waits for the dice
+            check_action(
+                state, action, neighbor.legal_actions, neighbor.action_name, neighbor.PHASE_NAMES, "R14",
+                neighbor.NUM_ACTIONS,
+            )  # fmt: skip
+            self._rolling = True
+        else:
+            neighbor.apply_action(state, int(action), _NO_DRAWS)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"roll {action}"
+        return neighbor.action_name(action)
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> OpenSpielNeighborState:
+        """Nothing is hidden (R12): a copy of this state."""
+        return self.clone()
+
+    def _history_string(self) -> str:
+        return self.history_str()  # perfect information: the whole history, dice included
+
+    def _table_string(self, player: int) -> str:
+        return render_neighbor(self._core.state)
+
+    def __str__(self) -> str:
+        text = render_neighbor(self._core.state)
+        return text + "\nchance: the dice are rolling" if self._rolling else text
+
+
+def _register(game_type: Any, game_class: type) -> None:
+    if game_type.short_name not in pyspiel.registered_names():
+        pyspiel.register_game(game_type, game_class)
+
+
+_register(TRASH_TYPE, OpenSpielTrash)
+_register(NEIGHBOR_TYPE, OpenSpielNeighbor)
