@@ -44,7 +44,7 @@ import re
 import textwrap
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +109,9 @@ class Section:
     key: Key
     grouped: Grouped
     invalid: tuple[Result, ...] = ()
+    # exploitability and cross-play files of the folder, by (task, task version)
+    # (agents.bench.measurements.load_measurements)
+    measured: dict[tuple[str, int], dict[str, dict[str, Any]]] = field(default_factory=dict, compare=False)
 
     @property
     def label(self) -> str:
@@ -345,6 +348,9 @@ def section_markdown(section: Section, heading: bool = False) -> str:
         for shared in task_sets(grouped):
             parts += across_tasks(grouped, shared, tag)
         parts.append(compute_table(grouped, tag))
+        two_player = two_player_table(section)
+        if two_player:
+            parts.append(two_player)
     if section.invalid:
         parts.append(invalid_table(section))
     return "\n".join(parts)
@@ -821,10 +827,64 @@ def splice(readme: Path, text: str) -> None:
 
 def load_sections(results: Path, separate: bool = False) -> list[Section]:
     """The sections of the results folder ``results`` (:func:`sections`), every file checked first."""
+    from agents.bench.measurements import load_measurements
+
     found = sections(load_results(results), separate, folder=results)
     if not found:
         raise ValueError(f"{results} holds no finished result files")
-    return found
+    measured = load_measurements(results)
+    return [replace(section, measured=measured) for section in found]
+
+
+def _elo(row: dict[str, Any]) -> str:
+    return f"{row['mean']:+.0f} [{row['low']:+.0f}, {row['high']:+.0f}]"
+
+
+def two_player_table(section: Section) -> str | None:
+    """Per two-player task with an exploitability or cross-play file in the folder (``trash-bench
+    exploit RESULTS`` / ``crossplay RESULTS``, :mod:`agents.bench.measurements`), per algorithm: the
+    exploitability of its runs (exact: mean over them; a trained bound: its best run's) and the
+    cross-play rating of its best-rated run, with the baselines' ratings; None if there is none."""
+    grouped, rows = section.grouped, []
+    for task in _tasks(grouped):
+        measured = section.measured.get((task, section.task_version), {})
+        exploit, crossplay = measured.get("exploit"), measured.get("crossplay")
+        if exploit is None and crossplay is None:
+            continue
+        by_run = {row["run"]: row for row in (exploit or {}).get("runs", [])}
+        ratings = {row["agent"]: row for row in (crossplay or {}).get("ratings", [])}
+        kinds = {entry["name"]: entry for entry in (crossplay or {}).get("entries", [])}
+        for algorithm in grouped:
+            runs = [row for row in by_run.values() if row["algorithm"] == algorithm]
+            rated = [name for name in ratings if kinds[name].get("algorithm") == algorithm]
+            if not runs and not rated:
+                continue
+            if not runs:
+                exploitability = "-"
+            elif exploit["kind"] == "exact":
+                values = np.array([row["exploitability"] for row in runs])
+                exploitability = f"{_score(values)} exact ({len(values)})"
+            else:
+                row = runs[0]
+                exploitability = f"≥ {_interval(row['exploitability'], row['low'], row['high'])} ({row['run']})"
+            best = max(rated, key=lambda name: ratings[name]["mean"]) if rated else None
+            rating = f"{_elo(ratings[best])} ({best})" if best else "-"
+            rows.append([literal(task), literal(algorithm), exploitability, rating])
+        for name, entry in kinds.items():
+            if entry.get("kind") == "baseline" and name in ratings:
+                rows.append([literal(task), f"{literal(name)} (baseline)", "-", _elo(ratings[name])])
+    if not rows:
+        return None
+    return _section(
+        f"Two-player tasks: exploitability and cross-play ({section.label})",
+        ["task", "algorithm", "exploitability per deal", "cross-play rating (Elo), best run"],
+        rows,
+        "(Exploitability: how much the best opponent wins against the final policy, in score difference per "
+        "deal, 0 for an optimal policy; exact on the solved tasks, mean over runs; elsewhere a lower bound, "
+        "what a trained best response wins against the algorithm's best run, with its 95% interval. "
+        "Cross-play rating: Bradley-Terry on the Elo scale (`random` 0) from every run and baseline "
+        "playing each other on the same duplicate deals, with its 95% bootstrap interval.)",
+    )
 
 
 def report(

@@ -8,6 +8,8 @@
     trash-bench evaluate RESULT_OR_POLICY [--task T] [--seed S] [--deals D]   # a kept policy, re-evaluated
     trash-bench report docs/results [--out DIR] [--readme docs/suite.md --readme README.md]
     trash-bench references [--tasks ...]                       # recompute the stored reference scores
+    trash-bench crossplay RESULTS --task T [--deals D] [--seed S]   # kept policies and baselines, each vs each
+    trash-bench exploit POLICY --task T [--budget N ...] [--seeds K]   # a trained best response: a lower bound
 
 ``run`` skips the runs whose result file has exactly their identity (task, task version, algorithm,
 seed, budget fraction, protocol: a stopped sweep resumes) and prints each finished run. Ctrl-C
@@ -110,7 +112,62 @@ def build_parser() -> ArgumentParser:
     )
     references = commands.add_parser("references", help="recompute the tasks' stored reference scores")
     references.add_argument("--tasks", nargs="+", default=["all"])
+    add_crossplay_parser(commands)
+    add_exploit_parser(commands)
     return parser
+
+
+def add_exploit_parser(commands: Any) -> None:
+    exploit = commands.add_parser(
+        "exploit", help="train a best response to a frozen policy: a lower bound on its exploitability"
+    )
+    exploit.add_argument(
+        "policy",
+        metavar="POLICY",
+        help="an agent spec (random, heuristic, a policy file) or a benchmark result file (seed_N.json) or artifact; "
+        "or a results folder: every run of the task (exact on a solved task, else each algorithm's best run), "
+        "written to RESULTS/exploit-TASK.json",
+    )
+    exploit.add_argument("--task", required=True, help="a two-player task (its game, rules, budget and final deals)")
+    exploit.add_argument(
+        "--budget",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="N",
+        help="timesteps per responder (default: the task's budget); several: one training, kept at each",
+    )
+    exploit.add_argument("--seeds", type=int, default=1, help="responders per budget, training seeds 0 .. K-1")
+    exploit.add_argument("--deals", type=int, default=None, help="test deals (default: the task's final deals)")
+    exploit.add_argument("--n-envs", type=int, default=None, help="games per rollout (default 8, the suite's)")
+    exploit.add_argument(
+        "--test-seed", type=int, default=None, help="the test deals' seed (default: drawn after training)"
+    )
+    exploit.add_argument("--no-exact", action="store_true", help="skip the exact figures of a solved task")
+    exploit.add_argument("--json", type=Path, default=None, metavar="OUT", help="write the result as JSON")
+
+
+def add_crossplay_parser(commands: Any) -> None:
+    crossplay = commands.add_parser(
+        "crossplay",
+        help="a task's kept final policies and its baselines, each against each on duplicate deals: the score "
+        "matrix and Bradley-Terry ratings (JSON, Markdown, heatmap)",
+    )
+    crossplay.add_argument("results", type=Path, metavar="RESULTS", help="the results folder")
+    crossplay.add_argument("--task", required=True, help="a two-player task")
+    crossplay.add_argument("--deals", type=int, default=None, help="deals per pair (default: the task's final deals)")
+    crossplay.add_argument(
+        "--seed", type=int, default=None, help="the deals' seed (default 1000007: no training, validation or test seed)"
+    )
+    crossplay.add_argument("--workers", type=int, default=1, help="processes for pairs the batched engine cannot play")
+    crossplay.add_argument("--out", type=Path, default=None, help="where to write (default: the results folder)")
+    crossplay.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples of the ratings")
+    crossplay.add_argument("--no-plot", action="store_true", help="no heatmap")
+    crossplay.add_argument(
+        "--skip-missing",
+        action="store_true",
+        help="leave out, with a warning, a run whose kept policy is missing or cannot be loaded (default: refuse)",
+    )
 
 
 def list_tasks() -> None:
@@ -282,6 +339,112 @@ def evaluate_command(args) -> int:
     return 0
 
 
+def exploit_command(args) -> int:
+    """``trash-bench exploit``: a line per budget and seed, then the mean over seeds and the exact figure."""
+    from agents.bench.exploit import summary_line, trained_exploitability
+
+    task = select_tasks([args.task])[0]  # one line for an unknown task
+    for flag, value, low in (("--seeds", args.seeds, 1), ("--deals", args.deals, 2), ("--n-envs", args.n_envs, 1)):
+        if value is not None:
+            at_least(flag, value, low)
+    for budget in args.budget or []:
+        at_least("--budget", budget, 1)
+    if args.json is not None:
+        check_output_path("--json", args.json)
+    prog = program_name(COMMAND)
+    if Path(args.policy).is_dir():
+        return exploit_folder(args, task, prog)
+    result = trained_exploitability(
+        args.policy,
+        task,
+        args.budget,
+        args.seeds,
+        args.deals,
+        args.test_seed,
+        args.n_envs,
+        exact=not args.no_exact,
+        progress=lambda line: print(f"{prog}: {line}", file=sys.stderr, flush=True),
+    )
+    exact = result["exact"]
+    for point in result["points"]:
+        head = f"{result['task']}, {result['policy']}, {point['budget']:,} timesteps"
+        for run in point["runs"]:
+            print(
+                f"{head}, seed {run['seed']}: {summary_line(run)} "
+                f"({run['timesteps']:,} counted, {run['wall_seconds']:.0f} s)"
+            )
+        fraction = point["fraction_found"]
+        found = "" if fraction is None else f"; {fraction:.1%} of the exact" if fraction > 0 else "; none of the exact"
+        print(f"{head}, mean of {result['seeds']} seeds: {summary_line(point['mean'])}{found}")
+    if exact is not None:
+        print(f"{result['task']}, {result['policy']}: exact exploitability {exact['exploitability']:.4f} per deal")
+    if args.json is not None:
+        write_json(args.json, result)
+    return 0
+
+
+def exploit_folder(args, task: Any, prog: str) -> int:
+    """``trash-bench exploit RESULTS --task T``: every run's exploitability (:mod:`agents.bench.twoplayer`)."""
+    from agents.bench.twoplayer import exploit_name, exploit_runs
+
+    if len(args.budget or []) > 1 or args.seeds != 1 or args.n_envs is not None or args.json is not None:
+        raise ValueError("with a results folder, give at most one --budget and no --seeds, --n-envs or --json")
+    data = exploit_runs(
+        Path(args.policy),
+        task.name,
+        (args.budget or [None])[0],
+        args.deals,
+        args.test_seed,
+        progress=lambda line: print(f"{prog}: {line}", file=sys.stderr, flush=True),
+    )
+    for row in data["runs"]:
+        interval = f" [{row['low']:+.4f}, {row['high']:+.4f}]" if "low" in row else ""
+        kind = "at least" if data["kind"] == "bound" else "exactly"
+        print(f"{task.name}, {row['run']}: exploitability {kind} {row['exploitability']:+.4f}{interval} per deal")
+    for line in data["left_out"]:
+        print(f"{task.name}, {line['result']}: left out: {line['reason']}")
+    print(f"wrote {Path(args.policy) / exploit_name(task)}")
+    return 0
+
+
+def crossplay_command(args) -> int:
+    """``trash-bench crossplay``: the kept policies and the baselines, each against each
+    (:func:`agents.bench.crossplay.crossplay`); prints the Markdown it writes."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from agents.bench.crossplay import crossplay, markdown
+
+    if args.deals is not None:
+        at_least("--deals", args.deals, 2)
+    at_least("--workers", args.workers, 1)
+    at_least("--bootstrap", args.bootstrap, 0)
+    columns = (TextColumn("deals"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), disable=not sys.stderr.isatty()) as progress:
+        bar = progress.add_task("deals", total=None)
+
+        def announce(line: str, total: int) -> None:
+            print(line, flush=True)
+            progress.update(bar, total=total)
+
+        data = crossplay(
+            args.results,
+            args.task,
+            args.deals,
+            args.seed,
+            args.workers,
+            args.out,
+            args.bootstrap,
+            with_plot=not args.no_plot,
+            skip_missing=args.skip_missing,
+            warn=warn,
+            announce=announce,
+            on_progress=lambda n: progress.advance(bar, n),
+        )
+    print(markdown(data), end="")
+    return 0
+
+
 def warn(message: str) -> None:
     """``prog: warning: MESSAGE`` on one line of stderr."""
     print(f"{program_name(COMMAND)}: warning: {one_line(message)}", file=sys.stderr, flush=True)
@@ -311,6 +474,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "evaluate":
             return evaluate_command(args)
+        if args.command == "crossplay":
+            return crossplay_command(args)
+        if args.command == "exploit":
+            return exploit_command(args)
         if args.command == "report":
             from agents.bench.report import report
 

@@ -1,0 +1,184 @@
+"""Exploitability and cross-play of a results folder in the report (:mod:`agents.bench.twoplayer`).
+
+- the report of a folder with ``crossplay-TASK.json`` and ``exploit-TASK.json`` gains the two-player
+  table: each algorithm's exploitability and best-rated run, the baselines' ratings; without them,
+  no such table;
+- damaged or hostile files are refused in one line naming the file, before anything is written;
+- (slow) on the solved ``hyn-2p`` every run's exploitability is exact: the kept ``heuristic`` policy's
+  equals :func:`agents.evaluation.exploitability.exploitability` of ``heuristic`` itself, and it is at
+  least the run's exact loss to ``optimal``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_crossplay import TASK, folder, in_process_child  # noqa: F401 (folder: the module's fixture)
+from test_suite import FirstLegal  # this folder's (on the path as pytest runs it)
+
+from agents.bench import crossplay as cp
+from agents.bench import exact, measurements, runner
+from agents.bench import twoplayer as tp
+from agents.bench.report import report
+from agents.bench.tasks import get_task
+from agents.registry import make_agent
+from trash_env.files import write_json
+
+HERE = Path(__file__).parent
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+@pytest.fixture(scope="module")
+def measured(folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:  # noqa: F811
+    """A copy of the cross-play test's folder with its cross-play (20 deals) and an exploitability
+    file in the command's format (the figures are made up: this tests the reading and the table)."""
+    results = tmp_path_factory.mktemp("measured") / "results"
+    shutil.copytree(folder, results)
+    cp.crossplay(results, TASK.name, 20, bootstrap=20, with_plot=False)
+    entries, _, _ = cp.collect(results, TASK)
+    runs = [entry for entry in entries if entry.result is not None]
+    rows = [tp._run(entry, 0.1 * (i + 1)) | {"low": 0.0, "high": 0.5} for i, entry in enumerate(runs)]
+    write_json(results / tp.exploit_name(TASK), exploit_file(rows))
+    return results
+
+
+def exploit_file(rows: list[dict[str, Any]], kind: str = "bound") -> dict[str, Any]:
+    head = {"format": measurements.EXPLOIT_FORMAT, "task": TASK.name, "task_version": TASK.version}
+    return head | {"kind": kind, "runs": rows}
+
+
+def test_the_report_gains_the_two_player_table(measured: Path, tmp_path: Path) -> None:
+    text = report(measured, tmp_path / "out", with_plots=False)
+    title = "Two-player tasks: exploitability and cross-play"
+    assert title in text
+    table = text[text.index(title) :].split("\n\n")[1].splitlines()
+    rows = {row.split(" | ")[1]: row for row in table[2:]}
+    data = json.loads((measured / f"crossplay-{TASK.name}.json").read_text())
+    ratings = {row["agent"]: row for row in data["ratings"]}
+    best = max((name for name in ratings if name.startswith("first_legal/")), key=lambda n: ratings[n]["mean"])
+    assert f"({best})" in rows["`first_legal`"] and f"{ratings[best]['mean']:+.0f} [" in rows["`first_legal`"]
+    # the bound is the algorithm's first row of the file (the best run, as exploit_runs writes it)
+    assert "≥ 0.10 [0.00, 0.50]" in rows["`first_legal`"] and "≥ 0.30" in rows["`plain_greedy`"]
+    assert f"{ratings['greedy']['mean']:+.0f}" in rows["`greedy` (baseline)"]
+
+
+def test_without_the_files_there_is_no_two_player_table(folder: Path, tmp_path: Path) -> None:  # noqa: F811
+    results = tmp_path / "results"
+    shutil.copytree(folder, results)
+    assert "Two-player tasks" not in report(results, tmp_path / "out", with_plots=False)
+
+
+BAD = [
+    ("not JSON", lambda path, data: path.write_text("{oops"), "crossplay"),
+    ("another format", lambda path, data: write_json(path, data | {"format": 9}), "is not a cross-play file"),
+    (
+        "rating outside its interval",
+        lambda path, data: write_json(path, data | {"ratings": [data["ratings"][0] | {"low": 1e9}]}),
+        "not around",
+    ),
+    (
+        "a rating of no entry",
+        lambda path, data: write_json(path, data | {"ratings": [data["ratings"][0] | {"agent": "ghost"}]}),
+        "'ghost', which is not an entry",
+    ),
+    ("another task inside", lambda path, data: write_json(path, data | {"task": "hyn-2p"}), "named for task"),
+    ("a list", lambda path, data: write_json(path, [1, 2]), "is not a cross-play file"),
+]
+
+
+@pytest.mark.parametrize(("how", "damage", "message"), BAD, ids=[case[0] for case in BAD])
+def test_a_damaged_crossplay_file_is_refused_by_name(measured: Path, tmp_path: Path, how, damage, message) -> None:
+    results = tmp_path / "results"
+    shutil.copytree(measured, results)
+    path = results / f"crossplay-{TASK.name}.json"
+    damage(path, json.loads(path.read_text()))
+    out = tmp_path / "out"
+    with pytest.raises(ValueError) as refused:
+        report(results, out)
+    assert message in str(refused.value) and str(path) in str(refused.value) and "\n" not in str(refused.value)
+    assert not out.exists()  # nothing written
+
+
+RUN = {"run": "a/seed_0", "algorithm": "a"}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"kind": "guess"}, "not 'exact' or 'bound'"),
+        ({"runs": [RUN | {"exploitability": 7.0, "low": 0, "high": 9}]}, "outside"),
+        ({"runs": [RUN | {"exploitability": 0.5, "low": 0.6, "high": 0.9}]}, "not around"),
+        ({"runs": [RUN | {"exploitability": "NaN"}]}, "not a number"),
+        ({"runs": "everything"}, "runs is not a list"),
+    ],
+)
+def test_a_damaged_exploit_file_is_refused_by_name(measured: Path, tmp_path: Path, change, message) -> None:
+    results = tmp_path / "results"
+    shutil.copytree(measured, results)
+    path = results / tp.exploit_name(TASK)
+    write_json(path, json.loads(path.read_text()) | change)
+    with pytest.raises(ValueError) as refused:
+        report(results, tmp_path / "out")
+    assert message in str(refused.value) and str(path) in str(refused.value) and "\n" not in str(refused.value)
+
+
+class PlainHeuristic(FirstLegal):
+    """Steps its budget as :class:`FirstLegal` does, then returns the ``heuristic`` baseline."""
+
+    name = "plain_heuristic"
+
+    def train(self, context: Any, checkpoint: Any) -> Any:
+        super().train(context, checkpoint)
+        return make_agent("heuristic", context.task.game)
+
+
+@pytest.mark.slow
+def test_on_the_solved_task_every_runs_exploitability_is_exact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agents.evaluation.exploitability import exploitability
+
+    task = get_task("hyn-2p")
+    monkeypatch.syspath_prepend(str(HERE))
+    monkeypatch.setattr(runner, "_child", in_process_child)
+    with monkeypatch.context() as sampled:  # the run scored by sampling only: its exact scores are not tested here
+        sampled.setattr(exact, "applies", lambda task, agent: False)
+        runner.run_one(task.name, "test_twoplayer:PlainHeuristic", 0, str(tmp_path), fraction=task.min_fraction)
+    data = tp.exploit_runs(tmp_path, task.name)
+    assert data["kind"] == "exact" and [row["run"] for row in data["runs"]] == [
+        f"plain_heuristic/fraction_{task.min_fraction!r}/seed_0"
+    ]
+    expected = exploitability(make_agent("heuristic", "help_your_neighbor"), examples=0)
+    assert data["runs"][0]["exploitability"] == pytest.approx(expected.exploitability, abs=1e-9)
+    assert expected.exploitability >= expected.loss_to_optimal - 1e-9 > 0  # at least its exact loss to optimal
+    assert json.loads((tmp_path / tp.exploit_name(task)).read_text()) == json.loads(json.dumps(data))
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--seeds", "2"], "with a results folder, give at most one --budget"),
+        (["--budget", "10", "20"], "with a results folder, give at most one --budget"),
+    ],
+)
+def test_the_folder_form_of_exploit_refuses_what_it_cannot_do(
+    folder: Path,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    arguments: list[str],
+    message: str,
+) -> None:
+    from agents.commands.bench import main
+
+    assert main(["exploit", str(folder), "--task", TASK.name, *arguments]) == 2
+    error = capsys.readouterr().err
+    assert message in error and error.count("\n") == 1
+    assert not (folder / tp.exploit_name(TASK)).exists()
+
+
+def test_the_folder_form_refuses_a_task_of_more_players(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
+    from agents.commands.bench import main
+
+    assert main(["exploit", str(folder), "--task", "trash-jokers-3p"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
