@@ -6,7 +6,9 @@ without retraining. Both load the policy from its **artifact**, written by :func
 ``STEM`` + a suffix that says what it holds:
 
 - ``.zip``: a Stable-Baselines3 policy file (:mod:`agents.learned`): what the built-in algorithms
-  return, or any :class:`~agents.learned.LearnedAgent` that has a policy file (copied as it is);
+  return, or any :class:`~agents.learned.LearnedAgent` that has a policy file, copied without the
+  optimizer's state (``policy.optimizer.pth``, two thirds of a MaskablePPO file: it only serves to
+  resume training, which an artifact is not for), so a kept policy is about 0.3 MB, not 0.9 MB;
 - ``.npz``: a :class:`~agents.linear.LinearAgent` (NumPy layers, plain float arrays);
 - ``.json``: a baseline of the registry, ``{"agent": SPEC, "game": GAME}`` (``greedy``,
   ``search:samples=32``): a plugin that returns an agent made by :func:`agents.registry.make_agent`.
@@ -19,7 +21,7 @@ a baseline name, never of a path) and checks that the policy plays the task's ga
 
 from __future__ import annotations
 
-import shutil
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ from trash_env.files import atomic_path, read_bounded, write_json
 
 SUFFIXES = (".zip", ".npz", ".json")
 SPEC_LIMIT = 1 << 12  # a baseline's .json: 4 KiB
+LEFT_OUT = frozenset({"policy.optimizer.pth"})  # members of an SB3 file an artifact does not keep
 REFUSAL = "the policy cannot be saved: return an agent with a policy file, a LinearAgent or a baseline"
 
 
@@ -49,6 +52,15 @@ def _baseline_spec(agent: Agent, game: str) -> str | None:
     return None
 
 
+def _copy_without_optimizer(source: Path, target: Path) -> None:
+    """``source`` (a policy file :func:`agents.learned.read_metadata` accepted) copied member by
+    member to ``target``, each as it was stored, but for the members of :data:`LEFT_OUT`."""
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(target, "w") as kept:
+        for info in original.infolist():
+            if info.filename not in LEFT_OUT:
+                kept.writestr(info, original.read(info))
+
+
 def save_artifact(policy: Any, task: Task, stem: Path) -> Path:
     """Keep ``policy`` (what an algorithm's ``train`` returned) weights-only at ``stem`` + ``.zip``,
     ``.npz`` or ``.json`` (the module docstring), written atomically; returns the path written. A
@@ -63,7 +75,7 @@ def save_artifact(policy: Any, task: Task, stem: Path) -> Path:
         check_compatible(read_metadata(source), config, source=f"policy file {source}")
         path = _with_suffix(stem, ".zip")
         with atomic_path(path) as partial:
-            shutil.copyfile(source, partial)
+            _copy_without_optimizer(source, partial)
         return path
     if isinstance(policy, LinearAgent):
         policy.check_config(config)

@@ -4,9 +4,10 @@
   table: each algorithm's exploitability and best-rated run, the baselines' ratings; without them,
   no such table;
 - damaged or hostile files are refused in one line naming the file, before anything is written;
-- (slow) on the solved ``hyn-2p`` every run's exploitability is exact: the kept ``heuristic`` policy's
-  equals :func:`agents.evaluation.exploitability.exploitability` of ``heuristic`` itself, and it is at
-  least the run's exact loss to ``optimal``.
+- (slow) on the solved ``hyn-2p`` every run's exploitability is exact: a run keeping ``heuristic``
+  gets :func:`agents.evaluation.exploitability.exploitability` of ``heuristic``, at least its exact loss
+  to ``optimal``; a run whose policy does not decide in batches is left out with its reason;
+- the folder form of ``trash-bench exploit`` refuses, in one line, what it cannot do.
 """
 
 from __future__ import annotations
@@ -17,18 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_crossplay import TASK, folder, in_process_child  # noqa: F401 (folder: the module's fixture)
-from test_suite import FirstLegal  # this folder's (on the path as pytest runs it)
+from test_crossplay import TASK, folder  # noqa: F401 (folder: the module's fixture)
 
 from agents.bench import crossplay as cp
-from agents.bench import exact, measurements, runner
+from agents.bench import measurements
 from agents.bench import twoplayer as tp
 from agents.bench.report import report
 from agents.bench.tasks import get_task
 from agents.registry import make_agent
 from trash_env.files import write_json
 
-HERE = Path(__file__).parent
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
@@ -126,31 +125,31 @@ def test_a_damaged_exploit_file_is_refused_by_name(measured: Path, tmp_path: Pat
     assert message in str(refused.value) and str(path) in str(refused.value) and "\n" not in str(refused.value)
 
 
-class PlainHeuristic(FirstLegal):
-    """Steps its budget as :class:`FirstLegal` does, then returns the ``heuristic`` baseline."""
-
-    name = "plain_heuristic"
-
-    def train(self, context: Any, checkpoint: Any) -> Any:
-        super().train(context, checkpoint)
-        return make_agent("heuristic", context.task.game)
-
-
 @pytest.mark.slow
 def test_on_the_solved_task_every_runs_exploitability_is_exact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two runs of ``hyn-2p`` (their kept policies: ``heuristic``, and a bare callable that does not
+    decide in batches): the first is measured exactly, the second left out with its reason. (The runs
+    stand in for what ``collect`` reads from a folder, which the cross-play tests cover: a real run of
+    ``hyn-2p`` costs minutes.)"""
+    from types import SimpleNamespace
+
+    from agents.bench.algorithms import CallablePolicy
     from agents.evaluation.exploitability import exploitability
 
     task = get_task("hyn-2p")
-    monkeypatch.syspath_prepend(str(HERE))
-    monkeypatch.setattr(runner, "_child", in_process_child)
-    with monkeypatch.context() as sampled:  # the run scored by sampling only: its exact scores are not tested here
-        sampled.setattr(exact, "applies", lambda task, agent: False)
-        runner.run_one(task.name, "test_twoplayer:PlainHeuristic", 0, str(tmp_path), fraction=task.min_fraction)
-    data = tp.exploit_runs(tmp_path, task.name)
-    assert data["kind"] == "exact" and [row["run"] for row in data["runs"]] == [
-        f"plain_heuristic/fraction_{task.min_fraction!r}/seed_0"
+    heuristic = make_agent("heuristic", task.game)
+    bare = CallablePolicy(lambda observation, mask: int(mask.argmax()), task.game)
+    entries = [
+        cp.Entry(f"{name}/seed_0", SimpleNamespace(algorithm=name, seed=0), f"hyn-2p/{name}/seed_0.json")
+        for name in ("plain_heuristic", "bare")
     ]
-    expected = exploitability(make_agent("heuristic", "help_your_neighbor"), examples=0)
+    agents = {"plain_heuristic/seed_0": heuristic, "bare/seed_0": bare}
+    monkeypatch.setattr(cp, "collect", lambda results, task, skip_missing: ([*entries, cp.Entry("random")], agents, []))
+    data = tp.exploit_runs(tmp_path, task.name)
+    assert data["kind"] == "exact" and [row["run"] for row in data["runs"]] == ["plain_heuristic/seed_0"]
+    reason = "its policy does not decide in batches"
+    assert data["left_out"] == [{"result": "hyn-2p/bare/seed_0.json", "reason": reason}]
+    expected = exploitability(make_agent("heuristic", task.game), examples=0)
     assert data["runs"][0]["exploitability"] == pytest.approx(expected.exploitability, abs=1e-9)
     assert expected.exploitability >= expected.loss_to_optimal - 1e-9 > 0  # at least its exact loss to optimal
     assert json.loads((tmp_path / tp.exploit_name(task)).read_text()) == json.loads(json.dumps(data))
