@@ -75,7 +75,10 @@ FOLDERS = {
     "scripts": "the generated pages and tables of the docs and the README, and the mutation pass over the rules cores",
     "examples": "a NumPy learner plugged into the benchmark suite through its interface",
     "policies": "trained policies shipped with the package, each with its evaluation",
-    "docs": "this site (MkDocs); `docs/results/` holds the published benchmark results",
+    "docs": (
+        "this site (MkDocs); `docs/results/` holds the published benchmark results (protocol v2),"
+        " `docs/results-v1/` the superseded protocol-v1 ones"
+    ),
 }
 
 

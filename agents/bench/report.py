@@ -483,16 +483,19 @@ def _compared(shared: int, ran: int) -> str:
 
 
 def compute_table(grouped: Grouped, tag: str) -> str:
-    """Each algorithm's number of runs and their wall times summed."""
+    """Each algorithm's number of runs, their wall times summed and the timesteps their environments
+    counted, summed (``counted_steps``: protocol v2; a dash where a run has no count, as in v1)."""
     rows = []
     for algorithm, per in grouped.items():
-        seconds = sum(r.wall_seconds for runs in per.values() for r in runs)
-        rows.append(
-            [literal(algorithm), str(sum(map(len, per.values()))), f"{seconds:,.0f} s ({seconds / 3600:.1f} h)"]
-        )
+        runs = [r for runs in per.values() for r in runs]
+        seconds = sum(r.wall_seconds for r in runs)
+        counts = [r.counted_steps for r in runs]
+        steps = "-" if None in counts else f"{sum(counts):,}"
+        rows.append([literal(algorithm), str(len(runs)), f"{seconds:,.0f} s ({seconds / 3600:.1f} h)", steps])
     return _section(
-        f"Compute ({tag}): each algorithm's runs and their wall times summed (W workers take about 1/W of it):",
-        ["algorithm", "runs", "wall time of its runs"],
+        f"Compute ({tag}): each algorithm's runs, their wall times summed (W workers take about 1/W of"
+        " it) and the timesteps they counted:",
+        ["algorithm", "runs", "wall time of its runs", "timesteps counted"],
         rows,
     )
 

@@ -406,7 +406,7 @@ def test_evaluate_refuses_bad_input_in_one_line(
     bad = tmp_path / TASK / "first_legal" / f"fraction_{FRACTION!r}" / "seed_0.json"
     bad.parent.mkdir(parents=True)
     bad.write_text(json.dumps({key: value for key, value in result.items() if key != "final"}))
-    v1 = next((ROOT / "docs" / "results").rglob("seed_*.json"))
+    v1 = next((ROOT / "docs" / "results-v1").rglob("seed_*.json"))
     names = {"policy": str(path.with_name(result["artifact"])), "result": str(path), "v1": str(v1), "bad": str(bad)}
     capsys.readouterr()
     assert main([word.format(**names) for word in argv]) == 2

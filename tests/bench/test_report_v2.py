@@ -79,6 +79,7 @@ def run(
     if two:
         fields.update(
             protocol=2,
+            counted_steps=budget,
             valid=valid,
             invalid_reasons=tuple(reasons),
             heldout=tuple(
@@ -104,6 +105,21 @@ def files(folder: Path) -> list[str]:
 
 # --------------------------------------------------------------------------
 # One protocol, task version and fraction per report, unless separate
+
+
+def test_the_compute_table_sums_wall_time_and_counted_timesteps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each algorithm's runs, their wall times and counted timesteps summed; v1 runs counted none."""
+    served(
+        monkeypatch,
+        runs("hyn-4p", 0.9, 0.8) + runs("hyn-2p", 0.5, algorithm="b") + runs("hyn-4p", 0.7, protocol=1, version=1),
+    )
+    text = report.report(tmp_path, tmp_path / "out", with_plots=False, separate=True)
+    v2, v1 = text.split("### ")[1:]
+    budget4, budget2 = TASKS["hyn-4p"].scaled_budget(1.0), TASKS["hyn-2p"].scaled_budget(1.0)
+    assert f"| `a` | 2 | 20 s (0.0 h) | {2 * budget4:,} |" in v2 and f"| `b` | 1 | 10 s (0.0 h) | {budget2:,} |" in v2
+    assert "| `a` | 1 | 10 s (0.0 h) | - |" in v1
 
 
 def test_a_folder_mixing_budget_fractions_is_refused_in_one_line_and_nothing_is_written(
@@ -345,14 +361,14 @@ def test_held_out_opponents_are_beside_the_headline_in_the_per_task_table(monkey
 
 
 # --------------------------------------------------------------------------
-# The committed results: protocol v1
+# The committed results of protocol v1, kept aside in docs/results-v1
 
 
 def test_references_v1_hold_the_anchors_every_committed_result_was_normalised_with() -> None:
     """``references_v1.json`` (the references as they were before commit a632562) has a version-1 entry
     for every task of the committed results, with the very anchors each of their files stores."""
     frozen = json.loads(report.FROZEN_REFERENCES[1].read_text())
-    found = report.load_results(ROOT / "docs" / "results")
+    found = report.load_results(ROOT / "docs" / "results-v1")
     assert {r.task for r in found} == set(TASKS) and len(found) > 300
     for result in found:
         entry = frozen[result.task]
@@ -362,7 +378,7 @@ def test_references_v1_hold_the_anchors_every_committed_result_was_normalised_wi
 
 
 def test_the_committed_results_are_one_section_labelled_protocol_v1_with_the_v1_baselines() -> None:
-    (section,) = report.load_sections(ROOT / "docs" / "results")
+    (section,) = report.load_sections(ROOT / "docs" / "results-v1")
     assert section.key == (1, 1, 1.0) and not section.invalid
     assert section.label == "protocol v1, task version 1, budget fraction 1.0"
     intro = report.section_intro(section)

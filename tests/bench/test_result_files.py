@@ -278,11 +278,11 @@ def test_the_runners_file_is_a_good_result_and_reads_back_as_written(good: dict[
     assert read_result(tmp_path / FOLDER / "seed_5.json") is None
 
 
-def test_the_committed_results_pass_the_schema_as_protocol_v1() -> None:
-    """Every result file of ``docs/results`` (protocol v1: result format 1, task version 1, kept until
-    the reference sweep is redone under v2) is still good, read as it is written, and of no current
-    task version (so never taken for a v2 run)."""
-    folder = ROOT / "docs" / "results"
+def test_the_committed_v1_results_pass_the_schema_as_protocol_v1() -> None:
+    """Every result file of ``docs/results-v1`` (protocol v1: result format 1, task version 1, moved
+    aside when the reference sweep was redone under v2) is still good, read as it is written, and of
+    no current task version (so never taken for a v2 run)."""
+    folder = ROOT / "docs" / "results-v1"
     loaded = load_results(folder)
     assert len(loaded) == len(list(folder.rglob("seed_*.json"))) > 300
     for result in loaded:
@@ -292,21 +292,47 @@ def test_the_committed_results_pass_the_schema_as_protocol_v1() -> None:
     assert json.loads(json.dumps(results.read(path).to_json())) == json.loads(path.read_text())
 
 
-def committed() -> tuple[Any, str]:
-    """The committed results, grouped as the report groups them, and the leaderboard committed
-    between the markers of ``docs/suite.md``."""
-    from agents.bench.report import collect
+def test_the_committed_results_are_protocol_v2_runs_of_a_clean_commit_with_their_policies() -> None:
+    """Every result file of ``docs/results`` (the v2 reference sweep) is good, a valid run of protocol v2
+    on the current version of its task, made from a commit with no changes (its provenance says
+    which, with the machine and libraries), and its kept policy, where there is one, is beside it
+    and loads for its task."""
+    from agents.bench.artifacts import load_artifact
 
     folder = ROOT / "docs" / "results"
+    files = sorted(folder.rglob("seed_*.json"))
+    loaded = load_results(folder)
+    assert len(loaded) == len(files) > 0
+    kept = 0
+    for path in files:
+        result = results.read(path)
+        assert (result.format, result.protocol_version, result.is_valid) == (2, 2, True), path
+        assert result.task_version == get_task(result.task).version, path
+        provenance = result.provenance
+        assert len(provenance.git.commit) == 40 and provenance.git.modified is False, path
+        assert {"numpy", "torch", "stable-baselines3"} <= set(provenance.versions) and provenance.cpu, path
+        artifact = path.with_name(result.artifact)
+        if artifact.is_file():
+            kept += 1
+    assert kept > 0
+    one = next(p for p in files if p.with_name(results.read(p).artifact).is_file())
+    load_artifact(one.with_name(results.read(one).artifact), get_task(results.read(one).task))
+
+
+def committed() -> tuple[Any, str]:
+    """The committed v1 results, grouped as the report groups them, and the leaderboard committed beside
+    them (``docs/results-v1/leaderboard.md``)."""
+    from agents.bench.report import collect
+
+    folder = ROOT / "docs" / "results-v1"
     loaded = load_results(folder)
     assert len(loaded) == len(list(folder.rglob("seed_*.json"))) > 300
-    parts = {m["name"]: m["body"] for m in markdown.MARKED.finditer((ROOT / "docs" / "suite.md").read_text())}
-    return collect(loaded), parts["leaderboard"]
+    return collect(loaded), (folder / "leaderboard.md").read_text()
 
 
-def test_the_committed_results_pass_the_schema_and_give_the_committed_per_task_tables() -> None:
-    """Every result file of ``docs/results`` is good (``trash-bench report docs/results`` regenerates the
-    committed leaderboard), and its per-task tables are still those committed (plain names as code)."""
+def test_the_committed_v1_results_give_the_committed_per_task_tables() -> None:
+    """Every result file of ``docs/results-v1`` is good (``trash-bench report docs/results-v1``
+    regenerates the leaderboard beside them), and its per-task tables are still those committed."""
     from agents.bench import report
 
     grouped, leaderboard = committed()
@@ -318,8 +344,8 @@ def test_the_committed_results_pass_the_schema_and_give_the_committed_per_task_t
 
 
 @pytest.mark.slow
-def test_the_committed_results_give_the_committed_leaderboard() -> None:
-    """The whole leaderboard (its bootstrap tables too) from the committed results is the committed one."""
+def test_the_committed_v1_results_give_the_committed_leaderboard() -> None:
+    """The whole v1 leaderboard (its bootstrap tables too) from the committed results is the committed one."""
     from agents.bench.report import markdown as leaderboard_markdown
 
     grouped, leaderboard = committed()
