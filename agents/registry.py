@@ -4,6 +4,10 @@ Trash: ``random``, ``greedy``, ``counter``, ``search`` (with an optional budget,
 ``search:samples=32,rollouts=2``). Help Your Neighbor: ``random``, ``heuristic``, ``roller`` (the
 heuristic without its guard), ``optimal`` (two players), and ``best_response:SPEC`` (two players:
 the exact best response to the agent SPEC, ``best_response:heuristic``).
+With the ``openspiel`` extra, OpenSpiel's Python search bots (:mod:`agents.openspiel_bots`, not
+baselines: no tool picks them by default): ``openspiel_mcts`` (Help Your Neighbor) and
+``openspiel_ismcts`` (Trash), with integer options ``simulations``, ``rollouts``, ``uct_c`` and
+``seed`` (``openspiel_mcts:simulations=100``).
 In either game, a trained policy by file path (``train.py``'s ``.zip``, or the
 folder ``train_rllib.py`` exports).
 
@@ -59,6 +63,25 @@ SCORED_BASELINES: dict[str, tuple[str, ...]] = {
 baseline but ``search``, too slow for thousands of deals (``optimal`` only where there are two players)."""
 
 
+OPENSPIEL_AGENTS: dict[str, tuple[str, str]] = {
+    "openspiel_mcts": ("help_your_neighbor", "OpenSpielMCTS"),
+    "openspiel_ismcts": ("trash", "OpenSpielISMCTS"),
+}
+"""OpenSpiel's bots (the ``openspiel`` extra): name -> (the game it plays, its class in
+:mod:`agents.openspiel_bots`), imported at first use."""
+
+
+def _openspiel_agent(name: str, game_name: str) -> Callable[..., Agent]:
+    plays, class_name = OPENSPIEL_AGENTS[name]
+    if game_name != plays:
+        raise ValueError(f"agent {name!r} plays {plays}, not {game_name}")
+    try:
+        from agents import openspiel_bots
+    except ImportError:
+        raise ValueError(f"agent {name!r} needs OpenSpiel: pip install 'trash-rl[openspiel]'") from None
+    return getattr(openspiel_bots, class_name)
+
+
 BEST_RESPONSE = "best_response"
 """``best_response:SPEC`` (Help Your Neighbor, two players): the exact best response to the agent SPEC
 (:class:`agents.evaluation.exploitability.BestResponseAgent`), computed at its first use."""
@@ -106,7 +129,11 @@ def make_agent(spec: str, game: str = "trash") -> Agent:
         from agents.learned import LearnedAgent
 
         return LearnedAgent.load(spec)
-    if name not in baselines:
+    if name in OPENSPIEL_AGENTS:
+        factory = _openspiel_agent(name, game_name)
+    elif name in baselines:
+        factory = baselines[name]
+    else:
         raise ValueError(
             f"unknown agent {spec!r} for {game_name}: baselines are {sorted(baselines)}, or give a policy file (.zip)"
         )
@@ -117,7 +144,7 @@ def make_agent(spec: str, game: str = "trash") -> Agent:
             raise ValueError(f"agent option {item!r} in {spec!r} must be key=integer")
         kwargs[key.strip()] = int(value)
     try:
-        agent = baselines[name](**kwargs)
+        agent = factory(**kwargs)
     except TypeError as error:
         raise ValueError(f"agent {spec!r}: {error}") from None
     if options:

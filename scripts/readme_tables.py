@@ -483,6 +483,92 @@ def batched_learning() -> str:
     )
 
 
+def _interval(value: dict[str, Any]) -> str:
+    low, high = value["low"], value["high"]
+    bounds = "unbounded" if low is None or high is None else f"{low:+.3f}, {high:+.3f}"
+    return f"{value['mean']:+.3f} [{bounds}]"
+
+
+def openspiel_bots() -> str:
+    """OpenSpiel's MCTS and ISMCTS against the baselines on duplicate deals
+    (``benchmarks/openspiel_bots.py``, ``docs/openspiel_bots.json``)."""
+    data = _load("openspiel_bots.json")
+    games = {"help_your_neighbor": "Help Your Neighbor, 2 players", "trash": "Trash, standard, 2 players"}
+    rows = [
+        [
+            games[pair["game"]],
+            f"`{pair['bot']}`",
+            f"`{pair['opponent']}`",
+            str(pair["deals"]),
+            _interval(pair["score_difference"]),
+            f"{pair['bot_win_rate']:.3f}",
+            f"{pair['seconds_per_decision']:.3f}",
+        ]
+        for pair in data["pairs"]
+    ]
+    header = ["game", "bot", "opponent", "deals", "score difference [95%]", "bot wins", "s per decision"]
+    note = (
+        f"\nOne random rollout per leaf, `uct_c` {data['uct_c']:g}, seed {data['seed']}; the score difference is "
+        "the bot's mean reward minus the opponent's per deal (each deal played from both seats), from -2 to +2; "
+        f"the cost is the bot's time per real decision ({data['machine']})."
+    )
+    if "exact_hours_at_cheapest" in data:
+        note += (
+            f" Exact evaluation against `optimal` would need the bot's decision at "
+            f"{data['exact_decision_states']:,} states: about {data['exact_hours_at_cheapest']:,.0f} hours at the "
+            "cheapest setting's cost, so it is not done."
+        )
+    return table(header, rows) + note + "\n"
+
+
+def openspiel_cfr() -> str:
+    """The reduced Trash games: their size, CFR+'s exploitability and the baselines'
+    (``benchmarks/openspiel_cfr.py``, ``docs/openspiel_cfr.json``)."""
+    data = _load("openspiel_cfr.json")
+    games = data["games"]
+    baselines = list(dict.fromkeys(name for record in games.values() for name in record["baselines"]))
+    rows = []
+    for preset, record in games.items():
+        states, last = record["states"], record["cfr"][-1] if record["cfr"] else None
+        rows.append(
+            [
+                f"`python_trash(preset={preset})`",
+                f"{record['config']['layout_size']}",
+                f"{states['information_states']:,}",
+                f"{states['histories']:,} ({states['decision']:,} / {states['chance']:,} / {states['terminal']:,})",
+                f"{states['seconds']:.1f}",
+                *(f"{record['baselines'][name]:.6f}" if name in record["baselines"] else "" for name in baselines),
+                f"{last['exploitability']:.2e} after {last['iterations']}" if last else "",
+            ]
+        )
+    header = [
+        "game",
+        "slots",
+        "information states",
+        "histories (decision / chance / terminal)",
+        "get_all_states, s",
+        *(f"`{name}`" for name in baselines),
+        f"{data['solver']}",
+    ]
+    marks = sorted({c["iterations"] for record in games.values() for c in record["cfr"]})
+    curve = {(preset, c["iterations"]): c for preset, record in games.items() for c in record["cfr"]}
+    curve_rows = [
+        [str(mark), *(f"{curve[p, mark]['exploitability']:.2e}" if (p, mark) in curve else "" for p in games)]
+        for mark in marks
+    ]
+    curve_header = ["iterations", *(f"`{preset}`: exploitability" for preset in games)]
+    solving = ", ".join(
+        f"`{preset}` {record['cfr'][-1]['seconds']:.0f} s" for preset, record in games.items() if record["cfr"]
+    )
+    return (
+        table(header, rows)
+        + "\n"
+        + table(curve_header, curve_rows)
+        + f"\nExploitability is NashConv / 2 (exact best responses); time solving: {solving} "
+        + f"({data['machine']}).\n"
+    )
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "random-play": random_play,
     "batched-random-play": batched_random_play,
@@ -502,6 +588,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "neighbor-optimal-ladder": neighbor_optimal_ladder,
     "neighbor-exploitability": neighbor_exploitability,
     "neighbor-exploitable-states": neighbor_exploitable_states,
+    "openspiel-bots": openspiel_bots,
+    "openspiel-cfr": openspiel_cfr,
 }
 
 
