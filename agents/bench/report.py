@@ -98,7 +98,8 @@ def key_of(result: Result) -> Key:
 def label(key: Key) -> str:
     """``protocol v2, task version 2, budget fraction 0.1``: what every table and plot says it reports."""
     protocol, version, fraction = key
-    return f"protocol v{protocol}, task version {version}, budget fraction {fraction!r}"
+    track = " (open budget)" if fraction > 1 else ""
+    return f"protocol v{protocol}, task version {version}, budget fraction {fraction!r}{track}"
 
 
 @dataclass(frozen=True)
@@ -400,7 +401,7 @@ def per_task_table(
         )
         for opponent in heldout_opponents(grouped, task):
             rows.append(
-                [f"{literal(task)} vs {literal(opponent)} (held out)"]
+                [f"↳ vs {literal(opponent)} (held out)"]  # the task is the row above's (a short name: no squeeze)
                 + [_cell(heldout_scores(per.get(task, [])).get(opponent)) for per in grouped.values()]
                 + baseline_cells(heldout_baselines.get((task, opponent), {}))
             )
@@ -408,8 +409,8 @@ def per_task_table(
     note = "(95% Student-t interval over seeds; number of seeds in parentheses; baselines: one evaluation each."
     if heldout:
         note += (
-            " A held-out row: the same final policies against an opponent never met in training, normalised "
-            "with `random`'s and the reference agent's scores against it on the same deals."
+            " A held-out row (↳, under its task): the same final policies against an opponent never met in "
+            "training, normalised with `random`'s and the reference agent's scores against it on the same deals."
         )
     return _section(
         f"Normalised score (0: `random`, 1: the task's reference agent) of the final policy, mean over seeds ({tag})",

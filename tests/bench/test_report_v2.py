@@ -350,9 +350,9 @@ def test_held_out_opponents_are_beside_the_headline_in_the_per_task_table(monkey
     row = lines.index(next(line for line in lines if line.startswith("| `hyn-4p` |")))
     assert lines[row].endswith(" (2) | 0.70 (1) | 1.00 | 0.50 |")
     assert lines[row + 1].startswith(
-        "| `hyn-4p` vs `roller` (held out) | 0.50 [-0.77, 1.77] (2) | 0.30 (1) | 1.00 | 0.25 |"
+        "| ↳ vs `roller` (held out) | 0.50 [-0.77, 1.77] (2) | 0.30 (1) | 1.00 | 0.25 |"
     )
-    assert "| `trash-standard-2p` vs `counter` (held out) | 0.95 (1) | - | - | - |" in text
+    assert "| ↳ vs `counter` (held out) | 0.95 (1) | - | - | - |" in text
     assert "an opponent never met in training" in text
     held = report.leaderboard(grouped)["sections"][0]["algorithms"]["a"]["heldout"]
     assert held["hyn-4p"]["roller"]["mean"] == pytest.approx(0.5) and held["hyn-4p"]["roller"]["runs"] == 2
@@ -454,4 +454,4 @@ def test_reasons_names_and_held_out_rows_stay_text_in_the_html_of_every_section(
     assert parsed.tags <= {"table", "thead", "tbody", "tr", "th", "td", "code", "p", "h3"}, parsed.tags
     assert all(len(set(widths)) == 1 for widths in parsed.widths), parsed.widths
     assert reason in parsed.cells and name in parsed.cells and f"{name} vs roller (held out)" not in parsed.cells
-    assert "hyn-4p vs roller (held out)" in parsed.cells
+    assert "↳ vs roller (held out)" in parsed.cells
