@@ -16,7 +16,36 @@ from trash_env.neighbor.observation import NeighborObserver
 from trash_env.neighbor.rules import END_TURN, NUM_MARKERS, ROLL_DICE, UNCOVER_0, NeighborState
 
 
-class OptimalAgent(Agent):
+class TableAgent(Agent):
+    """Two-player Help Your Neighbor played from lookup tables over the covered-marker sets ``[me,
+    opp]`` (:meth:`tables`: roll again or not; the marker to uncover after a 7): what ``optimal``
+    and a learned value table (:class:`agents.value_table.ValueTableAgent`) share."""
+
+    games = ("help_your_neighbor",)
+    batchable = True
+
+    def tables(self) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def decide(self, me: np.ndarray, opp: np.ndarray, choosing: np.ndarray) -> np.ndarray:
+        """The action at each state: ``me``, ``opp`` the covered sets, ``choosing`` True after a roll
+        (roll again or end), False after a 7 (uncover)."""
+        roll_again, uncover = self.tables()
+        return np.where(choosing, np.where(roll_again[me, opp], ROLL_DICE, END_TURN), UNCOVER_0 + uncover[me, opp])
+
+    def act(self, view: SeatView, rng: np.random.Generator) -> int:
+        self.check_config(view.config)
+        if len(view.legal_actions) == 1:  # a first move asked though forced (R14)
+            return int(view.legal_actions[0])
+        state: NeighborState = view.public_state
+        bits = [sum(1 << j for j, c in enumerate(state.covered[seat]) if c) for seat in range(2)]
+        me, opp = bits[view.seat], bits[1 - view.seat]
+        action = int(self.decide(np.array(me), np.array(opp), np.array(ROLL_DICE in view.legal_actions)))
+        assert action in view.legal_actions
+        return action
+
+
+class OptimalAgent(TableAgent):
     """Plays two-player Help Your Neighbor optimally: the exact solution of the game
     (:mod:`trash_env.neighbor.solver`; solved once, about 13 s, then cached). Rolls again
     unless ending the turn gives a higher probability of winning (ties: roll again); after a 7
@@ -28,8 +57,6 @@ class OptimalAgent(Agent):
     at its first decision (a damaged cache file is named in one line and solved again: never used)."""
 
     name = "optimal"
-    games = ("help_your_neighbor",)
-    batchable = True
 
     def __init__(self) -> None:
         self._tables: tuple[np.ndarray, np.ndarray] | None = None
@@ -55,18 +82,6 @@ class OptimalAgent(Agent):
     def __getstate__(self) -> dict[str, Any]:
         return {"_tables": None}  # worker processes load the cached solution themselves
 
-    def decide(self, me: np.ndarray, opp: np.ndarray, choosing: np.ndarray) -> np.ndarray:
-        roll_again, uncover = self.tables()
-        return np.where(choosing, np.where(roll_again[me, opp], ROLL_DICE, END_TURN), UNCOVER_0 + uncover[me, opp])
-
-    def act(self, view: SeatView, rng: np.random.Generator) -> int:
-        self.check_config(view.config)
-        state: NeighborState = view.public_state
-        bits = [sum(1 << j for j, c in enumerate(state.covered[seat]) if c) for seat in range(2)]
-        me, opp = bits[view.seat], bits[1 - view.seat]
-        action = int(self.decide(np.array(me), np.array(opp), np.array(ROLL_DICE in view.legal_actions)))
-        assert action in view.legal_actions
-        return action
 
     def act_batch(
         self, observations: np.ndarray, masks: np.ndarray, rngs: Sequence[np.random.Generator | None]

@@ -126,6 +126,10 @@ def make_agent(spec: str, game: str = "trash") -> Agent:
     if name not in baselines and (spec.endswith(".zip") or Path(spec).is_file()):
         if not Path(spec).exists():  # said before the train extra is needed to read one
             raise ValueError(f"policy file {spec!r} does not exist")
+        if spec.endswith(".npz"):  # a NumPy policy: a value table or a LinearAgent, weights only
+            from agents.value_table import load_npz
+
+            return load_npz(spec)
         from agents.learned import LearnedAgent
 
         return LearnedAgent.load(spec)

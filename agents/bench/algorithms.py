@@ -119,7 +119,9 @@ count is the protocol's record of the budget.
 without action masks: an illegal action ends the episode with -1), and ``maskable_ppo_selfplay``
 (the task's baselines plus frozen snapshots of the learner), all through :mod:`agents.training.sb3`
 with one fixed set of settings per algorithm (:data:`SETTINGS`), trained through the context's
-counting wrapper (:func:`counting_vec_env`) like any plugin.
+counting wrapper (:func:`counting_vec_env`) like any plugin; and ``tabular_td``
+(:mod:`agents.training.tabular_td`: two-player Help Your Neighbor only, a value table learned by
+self-play with expectimax backups over the dice, for the open-budget track).
 """
 
 from __future__ import annotations
@@ -312,18 +314,23 @@ class TaskContext:
         module = trash_v0 if self.task.game == "trash" else help_your_neighbor_v0
         return counting_aec_env(module.env(self.task.preset, **self.task.rules, **kwargs), self.counter)
 
-    def vec_env(self, num_envs: int, opponents: list[Any] | None = None) -> Any:
+    def vec_env(self, num_envs: int, opponents: list[Any] | None = None, batched: bool = False) -> Any:
         """A Stable-Baselines3 vector env of ``num_envs`` single-agent games, counting
         ``num_envs`` timesteps per step, with ``action_masks()``: the game's batched engine
         (``TrashVecEnv`` or ``NeighborVecEnv``) with the task's opponents, else ``DummyVecEnv``
-        over the single-agent env (with ``opponents``: agents)."""
+        over the single-agent env (with ``opponents``: agents). ``batched=True`` puts ``opponents``
+        on the batched engine too: each must decide in batches (``act_batch``, asked between the
+        learner's steps) or play inside the engine (a baseline the engine has, by name; a value
+        table, :class:`agents.value_table.ValueTableAgent`)."""
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if not self.task.self_play and opponents is None:
+        if batched or (not self.task.self_play and opponents is None):
             from agents.training.sb3 import batched_vec_env
 
             task = self.task
-            venv = batched_vec_env(task.game, num_envs, task.preset, list(task.opponents), self.seed, task.rules)
+            given = opponents is not None or task.self_play  # (a self-play task's must be given)
+            pool = self._opponents(opponents) if given else list(task.opponents)
+            venv = batched_vec_env(task.game, num_envs, task.preset, pool, self.seed, task.rules)
             return counting_vec_env(venv, self.counter)
         from stable_baselines3.common.env_util import make_vec_env
 
@@ -458,7 +465,14 @@ BUILTIN: dict[str, Callable[[], Any]] = {
     "maskable_ppo_selfplay": lambda: SB3Algorithm(
         "maskable_ppo_selfplay", SETTINGS["maskable_ppo"], add_self_play=True
     ),
+    "tabular_td": lambda: _tabular_td(),
 }
+
+
+def _tabular_td() -> Any:
+    from agents.training.tabular_td import TabularTD  # (Numba compiles its kernels on first use)
+
+    return TabularTD()
 
 
 def load_algorithm(spec: str) -> Any:

@@ -9,7 +9,9 @@ without retraining. Both load the policy from its **artifact**, written by :func
   return, or any :class:`~agents.learned.LearnedAgent` that has a policy file, copied without the
   optimizer's state (``policy.optimizer.pth``, two thirds of a MaskablePPO file: it only serves to
   resume training, which an artifact is not for), so a kept policy is about 0.3 MB, not 0.9 MB;
-- ``.npz``: a :class:`~agents.linear.LinearAgent` (NumPy layers, plain float arrays);
+- ``.npz``: a :class:`~agents.linear.LinearAgent` (NumPy layers, plain float arrays) or a
+  :class:`~agents.value_table.ValueTableAgent` (a value table of two-player Help Your Neighbor),
+  each file saying which in its metadata;
 - ``.json``: a baseline of the registry, ``{"agent": SPEC, "game": GAME}`` (``greedy``,
   ``search:samples=32``): a plugin that returns an agent made by :func:`agents.registry.make_agent`.
 
@@ -29,12 +31,15 @@ from agents.base import Agent
 from agents.bench.tasks import Task
 from agents.linear import LinearAgent
 from agents.registry import BASELINES_BY_GAME, make_agent
+from agents.value_table import ValueTableAgent, load_npz
 from trash_env.files import atomic_path, read_bounded, write_json
 
 SUFFIXES = (".zip", ".npz", ".json")
 SPEC_LIMIT = 1 << 12  # a baseline's .json: 4 KiB
 LEFT_OUT = frozenset({"policy.optimizer.pth"})  # members of an SB3 file an artifact does not keep
-REFUSAL = "the policy cannot be saved: return an agent with a policy file, a LinearAgent or a baseline"
+REFUSAL = (
+    "the policy cannot be saved: return an agent with a policy file, a LinearAgent, a ValueTableAgent or a baseline"
+)
 
 
 def _with_suffix(stem: Path, suffix: str) -> Path:
@@ -77,7 +82,7 @@ def save_artifact(policy: Any, task: Task, stem: Path) -> Path:
         with atomic_path(path) as partial:
             _copy_without_optimizer(source, partial)
         return path
-    if isinstance(policy, LinearAgent):
+    if isinstance(policy, (LinearAgent, ValueTableAgent)):
         policy.check_config(config)
         return policy.save(_with_suffix(stem, ".npz"))
     if isinstance(policy, Agent):
@@ -100,7 +105,7 @@ def load_artifact(path: str | Path, task: Task) -> Agent:
 
         agent: Agent = LearnedAgent.load(path, name="policy")
     elif path.suffix == ".npz":
-        agent = LinearAgent.load(path, name="policy")
+        agent = load_npz(path, name="policy")
     elif path.suffix == ".json":
         agent = _load_baseline(path, task)
     else:

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.bench.tasks import MAX_TRAINING_SEED, PROTOCOL_VERSION, TASKS, TEST_SEEDS
+from agents.bench.tasks import MAX_FRACTION, MAX_TRAINING_SEED, PROTOCOL_VERSION, TASKS, TEST_SEEDS
 from trash_env.files import read_bounded
 
 FORMAT = 2  # the format run_one writes
@@ -472,8 +472,8 @@ def _check_meaning(result: Result, path: Path) -> None:
         check_name(result.algorithm)
     except ValueError as error:
         raise _FieldError("", str(error)) from None
-    if not 0 < result.budget_fraction <= 1:
-        raise _FieldError("budget_fraction", f"is {result.budget_fraction}, not in (0, 1]")
+    if not 0 < result.budget_fraction <= MAX_FRACTION:
+        raise _FieldError("budget_fraction", f"is {result.budget_fraction}, not in (0, {MAX_FRACTION:g}]")
     _check_path(result, path)
     if result.task_version < 1:
         raise _FieldError("task_version", f"is {result.task_version}, not a version (1 or more)")

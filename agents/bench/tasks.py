@@ -38,7 +38,10 @@ made every task version 2, and exact scoring (which changed only the solved task
 version 3. A run's **budget fraction**
 (``--budget-fraction``) scales the budget, the evaluation points and the deals (:meth:`Task.points`,
 :meth:`Task.scaled_deals`); the smallest a task allows (:attr:`Task.min_fraction`) leaves a budget
-of :func:`minimum_budget` timesteps, in which every built-in algorithm still learns.
+of :func:`minimum_budget` timesteps, in which every built-in algorithm still learns. A fraction
+above 1 (up to :data:`MAX_FRACTION`) is the **open-budget track**: the budget and the evaluation
+points grow, the deals stay those of the full budget, and the report keeps such runs in their own
+section, beside the fixed-budget one (``docs/strong-agents.md``).
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ VALIDATION_SEED = 1_000_003  # the seed of every task's validation deals (the cu
 TEST_SEEDS = (2**32, 2**53)
 MIN_POINT_DEALS = 10  # validation deals at each point at least, whatever the fraction (anchors on them)
 MIN_FINAL_DEALS = 50  # test deals of the final at least, whatever the fraction
+MAX_FRACTION = 10_000.0  # the open-budget track's largest budget fraction (1.5 billion timesteps on hyn-2p)
 MIN_ROLLOUT_STEPS = 16  # steps per env of the shortest rollout a built-in uses (A2C's) at any fraction
 SELF_PLAY = "self-play"
 REFERENCES = Path(__file__).with_name("references.json")
@@ -140,6 +144,7 @@ class Task:
         """(validation deals at each point, test deals at the end), scaled down with the budget, at
         least :data:`MIN_POINT_DEALS` and :data:`MIN_FINAL_DEALS`: enough that ``random``'s score and
         the reference agent's, measured on the same few deals, stay apart."""
+        fraction = min(fraction, 1.0)  # the open-budget track is evaluated as the full budget is
         return (
             max(MIN_POINT_DEALS, round(self.eval_deals * fraction)),
             max(MIN_FINAL_DEALS, round(self.final_deals * fraction)),
@@ -156,8 +161,11 @@ class Task:
 
     def check_fraction(self, fraction: float) -> float:
         """``fraction`` if a run of this task may be scaled by it; a one-line ValueError otherwise."""
-        if not (isinstance(fraction, (int, float)) and math.isfinite(fraction) and 0 < fraction <= 1):
-            raise ValueError(f"--budget-fraction must be in (0, 1], got {fraction}")
+        if not (isinstance(fraction, (int, float)) and math.isfinite(fraction) and 0 < fraction <= MAX_FRACTION):
+            raise ValueError(
+                f"--budget-fraction must be in (0, 1], or up to {MAX_FRACTION:g} for the open-budget track; "
+                f"got {fraction}"
+            )
         if fraction < self.min_fraction - 1e-12:
             raise ValueError(
                 f"--budget-fraction {fraction} is below {self.name}'s smallest, {self.min_fraction:g} (a budget "

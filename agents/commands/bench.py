@@ -5,6 +5,8 @@
     trash-bench run --algorithm my_module:MyAlgorithm --tasks hyn-2p --seeds 3 --results runs/bench
     trash-bench run ... --ray [ADDRESS]                        # the runs as Ray tasks (local or a cluster)
     trash-bench run ... --budget-fraction 0.01                 # smoke test: every budget and evaluation scaled
+    trash-bench run --algorithm tabular_td --tasks hyn-2p --seeds 1 --budget-fraction 1000 --results R
+                                                               # the open-budget track (above 1): deals kept
     trash-bench evaluate RESULT_OR_POLICY [--task T] [--seed S] [--deals D]   # a kept policy, re-evaluated
     trash-bench report docs/results [--out DIR] [--readme docs/suite.md --readme README.md]
     trash-bench references [--tasks ...]                       # recompute the stored reference scores
@@ -58,7 +60,12 @@ def build_parser() -> ArgumentParser:
     run.add_argument("--first-seed", type=int, default=0, help="the first seed (default 0)")
     run.add_argument("--results", type=Path, required=True, help="the results folder")
     run.add_argument("--workers", type=int, default=1, help="runs at a time, each in its own process")
-    run.add_argument("--budget-fraction", type=float, default=1.0, help="scale every budget and evaluation")
+    run.add_argument(
+        "--budget-fraction",
+        type=float,
+        default=1.0,
+        help="scale every budget and evaluation (above 1: the open-budget track, the deals kept at full)",
+    )
     run.add_argument(
         "--threads",
         type=int,
@@ -251,7 +258,7 @@ def run_command(args) -> int:
     at_least("--first-seed", args.first_seed, 0)
     at_least("--workers", args.workers, 1)
     at_least("--threads", args.threads, 1)
-    for task in tasks:  # (0, 1], and no smaller than the task allows
+    for task in tasks:  # (0, 1] or the open-budget track's (1, MAX_FRACTION], no smaller than the task allows
         task.check_fraction(args.budget_fraction)
     check_output_path("--results", args.results / "x.json")
     # an unknown algorithm is refused before any work (a plugin is loaded in a child process, not here)

@@ -190,6 +190,7 @@ def test_a_gigabyte_member_is_refused_without_reading_it_whole(
     shutil.copyfile(gigabyte_member, path)
     if declared != GIB:
         declare_size(path, "policy.pth", declared)
+    LearnedAgent.load(SHIPPED_POLICY)  # what loading imports (torch, SB3) is not the refusal's allocation
     tracemalloc.start()
     try:
         message = refused(lambda: LearnedAgent.load(path), path, "policy.pth")

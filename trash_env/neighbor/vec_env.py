@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from trash_env.batched_vec_env import BatchedVecEnv
-from trash_env.neighbor.batched import ASKED_FROM, POLICY_CODES, NeighborBatch
+from trash_env.neighbor.batched import ASKED_FROM, POLICY_CODES, NeighborBatch, _as_tables
 from trash_env.neighbor.rules import make_config
 
 
@@ -58,4 +58,30 @@ class NeighborVecEnv(BatchedVecEnv):
             parallel=parallel,
             optimal_tables=optimal_tables,
         )
+        self._given_tables = batch.tables
         super().__init__(batch, config, preset, opponents, POLICY_CODES, ASKED_FROM)
+
+    def set_opponents(self, opponents: Sequence[Any]) -> None:
+        """As :meth:`BatchedVecEnv.set_opponents`, and a **table player** (an agent with
+        ``engine_tables()``, two-player lookup tables as :func:`~trash_env.neighbor.batched.optimal_tables`
+        gives them: :class:`agents.value_table.ValueTableAgent`) plays inside the engine, from its own
+        tables, as fast as ``optimal``; the engine reads the very arrays, so the agent's updates to
+        them in place are seen at once. One table player at a time, and not beside ``optimal``."""
+        if isinstance(opponents, str):
+            super().set_opponents(opponents)  # refused there, in one line
+        tabled = [o for o in opponents if not isinstance(o, str) and callable(getattr(o, "engine_tables", None))]
+        if tabled:
+            if any(o is not tabled[0] for o in tabled) or "optimal" in opponents:
+                raise ValueError("opponents: one table player at a time, and not beside optimal (both play its tables)")
+            tabled[0].check_config(self.config)
+            tables = _as_tables(tabled[0].engine_tables())
+            opponents = ["optimal" if o is tabled[0] else o for o in opponents]
+        else:
+            tables = self._given_tables
+        previous = self.batch.tables
+        self.batch.tables = tables
+        try:
+            super().set_opponents(opponents)
+        except ValueError:
+            self.batch.tables = previous
+            raise
