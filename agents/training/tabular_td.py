@@ -59,6 +59,8 @@ class Settings:
     """back up a finished game's states again, last first"""
     refresh_every: int = 16
     """steps between refreshes of the in-engine self's tables"""
+    both_choices: bool = True
+    """after a roll back up both states the choice is between (rolling again, ending), not only the chosen"""
 
 
 @njit(cache=True)
@@ -108,13 +110,15 @@ def learn_step(
     lengths: np.ndarray,
     bit: np.ndarray,
     probability: np.ndarray,
+    both: bool,
 ) -> None:
-    """Back up the states each game's chosen action can lead to, and note them for the replay."""
+    """Back up the states each game's chosen action can lead to (``both``: after a roll, both states
+    the choice is between; else the chosen one's), and note them for the replay."""
     for i in range(len(me)):
         m, o, a = me[i], opp[i], actions[i]
         if a in (ROLL_DICE, END_TURN):
-            states = ((m, o), (o, m))
-            count = 2
+            states = ((m, o), (o, m)) if a == ROLL_DICE else ((o, m), (m, o))
+            count = 2 if both else 1
         else:
             states = ((o, m ^ (1 << (a - UNCOVER_0))), (0, 0))
             count = 1
@@ -210,7 +214,7 @@ def train(
         actions = _explore(greedy(value, me, opp, masks[:, ROLL_DICE]), masks, settings.epsilon, rng)
         forced = masks.sum(axis=1) == 1  # a game's first move, asked when it would have no other (R14)
         actions[forced] = masks[forced].argmax(axis=1)
-        learn_step(value, me, opp, actions, trajectory, lengths, BIT, PROBABILITY)
+        learn_step(value, me, opp, actions, trajectory, lengths, BIT, PROBABILITY, settings.both_choices)
         observations, _, dones, _ = env.step(actions)
         if settings.replay:
             replay(value, dones, trajectory, lengths, BIT, PROBABILITY)
