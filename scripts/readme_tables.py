@@ -569,6 +569,140 @@ def openspiel_cfr() -> str:
     )
 
 
+STRONG_POLICY = "policies/help_your_neighbor_2p_tabular_td.npz"
+STRONG_RESULT = "docs/results/hyn-2p/tabular_td/fraction_1000.0/seed_0.json"  # the run the policy is from
+STRONG_EXACT = "policies/help_your_neighbor_2p_tabular_td.json"  # trash-evaluate --exact --exploitability
+ABLATION = {
+    "recipe": "the recipe (all parts)",
+    "no-exploration": "without exploration (epsilon 0)",
+    "no-replay": "without the replay of each finished game",
+    "one-state": "backing up only the chosen state after a roll",
+}
+
+
+def _strong_name(agent: str) -> str:
+    return "the `tabular_td` policy" if agent == STRONG_POLICY else f"`{agent}`"
+
+
+def strong_neighbor_card() -> str:
+    """The shipped ``tabular_td`` policy's card: how it was trained, from its benchmark result file."""
+    result = json.loads((ROOT / STRONG_RESULT).read_text())
+    provenance = result["provenance"]
+    git = provenance.get("git") or {}
+    commit = git.get("commit", "?")[:7] + (" (with changes)" if git.get("modified") else "")
+    final, roller = result["final"], result["heldout"][0]
+    rows = [
+        ["command", f"`trash-bench run --algorithm tabular_td --tasks hyn-2p --seeds 1 --budget-fraction "
+         f"{result['budget_fraction']:g} --results docs/results`"],
+        ["budget (counted timesteps)", f"{result['budget']:,} ({result['counted_steps']:,} counted)"],
+        ["wall time (training and every evaluation)", f"{result['wall_seconds']:,.0f} s on {provenance['cpu']}, "
+         f"{provenance['cores']} cores, one run"],
+        ["seeds", f"1 (seed {result['seed']})"],
+        ["commit", commit],
+        ["exact score per deal against `optimal` (the task's reference)",
+         f"{final['exact']['score']:+.4f} (normalised {final['exact']['normalized']:.3f})"],
+        ["exact score per deal against `roller` (held out)",
+         f"{roller['exact']['score']:+.4f} (normalised {roller['exact']['normalized']:.3f})"],
+    ]  # fmt: skip
+    return table(["", "the `tabular_td` policy"], rows)
+
+
+def strong_neighbor_exact() -> str:
+    """The shipped ``tabular_td`` policy against every baseline, exactly, with its exploitability."""
+    data = json.loads((ROOT / STRONG_EXACT).read_text())
+    rows = []
+    for pair in data["pairs"]:
+        if STRONG_POLICY not in (pair["first"], pair["second"]):
+            continue
+        sign = 1 if pair["first"] == STRONG_POLICY else -1
+        other = pair["second"] if sign == 1 else pair["first"]
+        rows.append([f"`{other}`", f"{sign * pair['score_difference']:+.4f}"])
+    score_table = table(["opponent", "the policy's exact score difference per deal"], rows)
+    gaps = {gap["agent"]: gap for gap in data["gaps"]}
+    exploits = {row["agent"]: row for row in data.get("exploitability", [])}
+    rows = []
+    for agent in (STRONG_POLICY, "heuristic", "policies/help_your_neighbor_2p_maskable_ppo.zip", "random"):
+        if agent not in gaps:
+            continue
+        gap, exploit = gaps[agent], exploits.get(agent)
+        rows.append(
+            [
+                _strong_name(agent),
+                f"{gap['all']['score_loss_per_deal']:.4f}",
+                f"{gap['roll_or_end']['score_loss_per_deal']:.4f}",
+                f"{gap['uncover']['score_loss_per_deal']:.4f}",
+                "-" if exploit is None else f"{exploit['exploitability']:.4f}",
+            ]
+        )
+    header = [
+        "agent",
+        "loss to optimal per deal",
+        "roll again or end only",
+        "which marker to uncover only",
+        "exploitability per deal",
+    ]
+    return score_table + "\n" + table(header, rows)
+
+
+def strong_neighbor_headline() -> str:
+    """The README's two lines: the shipped ``tabular_td`` policy's and ``heuristic``'s exact loss to
+    optimal play and exploitability, with what training cost."""
+    data = json.loads((ROOT / STRONG_EXACT).read_text())
+    result = json.loads((ROOT / STRONG_RESULT).read_text())
+    gaps = {gap["agent"]: gap for gap in data["gaps"]}
+    exploits = {row["agent"]: row for row in data.get("exploitability", [])}
+    rows = []
+    for agent, cost in (
+        (STRONG_POLICY, f"{result['counted_steps'] / 1e6:.0f}M timesteps, {result['wall_seconds'] / 60:.0f} min"),
+        ("policies/help_your_neighbor_2p_maskable_ppo.zip", "300k timesteps (MaskablePPO)"),
+        ("heuristic", "hand-written"),
+    ):
+        if agent in gaps:
+            exploit = exploits.get(agent)
+            rows.append(
+                [
+                    _strong_name(agent),
+                    f"{gaps[agent]['all']['score_loss_per_deal']:.4f}",
+                    "-" if exploit is None else f"{exploit['exploitability']:.4f}",
+                    cost,
+                ]
+            )
+    return table(["agent", "loss to optimal per deal", "exploitability per deal", "cost"], rows)
+
+
+def strong_neighbor_ablation() -> str:
+    """``benchmarks/strong_neighbor.py``'s ablation and the recipe's budget curve, judged exactly."""
+    data = _load("strong_neighbor.json")
+    rows = []
+    for name, entry in data["variants"].items():
+        for point in entry["curve"]:
+            if name != "recipe" and point["timesteps"] != data["budget"]:
+                continue
+            kinds = point["given_away_by_kind"]
+            rows.append(
+                [
+                    ABLATION.get(name, name),
+                    f"{point['timesteps'] / 1e6:g}M",
+                    f"{point['train_seconds']:.0f} s",
+                    f"{point['loss_to_optimal']:.4f}",
+                    f"{point['exploitability']:.4f}",
+                    f"{kinds['roll again or end']:.4f}",
+                    f"{kinds['which marker to uncover']:.4f}",
+                ]
+            )
+    header = [
+        "variant",
+        "timesteps",
+        "training",
+        "loss to optimal per deal",
+        "exploitability per deal",
+        "given away: roll or end",
+        "given away: uncover",
+    ]
+    machine = data["machine"]
+    return table(header, rows) + f"\nSeed {data['seed']}; {machine['cpu']}, one core each (Numba one thread).\n"
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "random-play": random_play,
     "batched-random-play": batched_random_play,
@@ -590,6 +724,10 @@ TABLES: dict[str, Callable[[], str]] = {
     "neighbor-exploitable-states": neighbor_exploitable_states,
     "openspiel-bots": openspiel_bots,
     "openspiel-cfr": openspiel_cfr,
+    "strong-neighbor-card": strong_neighbor_card,
+    "strong-neighbor-exact": strong_neighbor_exact,
+    "strong-neighbor-ablation": strong_neighbor_ablation,
+    "strong-neighbor-headline": strong_neighbor_headline,
 }
 
 
@@ -605,9 +743,10 @@ def regenerate(text: str) -> tuple[str, list[str]]:
 
 
 def documents() -> list[Path]:
-    """README.md and every docs page that holds a generated table."""
+    """README.md, every docs page and every policy card (``policies/*.md``) that holds a generated table."""
     pages = sorted(path for path in (ROOT / "docs").rglob("*.md") if "<!-- table:" in path.read_text())
-    return [ROOT / "README.md", *pages]
+    cards = sorted(path for path in (ROOT / "policies").glob("*.md") if "<!-- table:" in path.read_text())
+    return [ROOT / "README.md", *pages, *cards]
 
 
 def main(argv: list[str] | None = None) -> int:

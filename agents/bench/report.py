@@ -155,9 +155,10 @@ def collect(results: Iterable[Result]) -> Grouped:
 
 
 def sections(results: Iterable[Result], separate: bool = False, folder: Path | str = "the results") -> list[Section]:
-    """The runs as sections, one per (protocol, task version, budget fraction), newest protocol,
-    version and largest fraction first. Runs of several groups are a ValueError naming them, unless
-    ``separate``."""
+    """The runs as sections, one per (protocol, task version, budget fraction), newest protocol and
+    version first, and within them the full budget first (what a summary shows), then the open-budget
+    track (fractions above 1), then smaller fractions, largest first. Runs of several groups are a
+    ValueError naming them, unless ``separate``."""
     by_key: dict[Key, list[Result]] = defaultdict(list)
     for result in results:
         by_key[key_of(result)].append(result)
@@ -173,8 +174,13 @@ def sections(results: Iterable[Result], separate: bool = False, folder: Path | s
             collect(by_key[key]),
             tuple(sorted((r for r in by_key[key] if not r.is_valid), key=lambda r: (r.task, r.algorithm, r.seed))),
         )
-        for key in sorted(by_key, reverse=True)
+        for key in sorted(by_key, key=_section_order, reverse=True)
     ]
+
+
+def _section_order(key: Key) -> tuple[int, int, bool, float]:
+    protocol, version, fraction = key
+    return protocol, version, fraction == 1.0, fraction
 
 
 def _mixed(keys: set[Key]) -> str:

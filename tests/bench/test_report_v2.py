@@ -455,3 +455,17 @@ def test_reasons_names_and_held_out_rows_stay_text_in_the_html_of_every_section(
     assert all(len(set(widths)) == 1 for widths in parsed.widths), parsed.widths
     assert reason in parsed.cells and name in parsed.cells and f"{name} vs roller (held out)" not in parsed.cells
     assert "↳ vs roller (held out)" in parsed.cells
+
+
+def test_the_full_budget_leads_then_the_open_budget_track_then_smaller_fractions() -> None:
+    """A summary shows the first section: the full budget's, whatever else the folder holds; the
+    open-budget track (a fraction above 1) is its own section, labelled so."""
+    found = [
+        *runs("hyn-2p", 0.5, 0.6, fraction=0.1),
+        *runs("hyn-2p", 0.99, algorithm="b", fraction=1000.0),
+        *runs("hyn-2p", 0.4, 0.5),
+    ]
+    sections = report.sections(found, separate=True)
+    assert [section.key[2] for section in sections] == [1.0, 1000.0, 0.1]
+    assert "(open budget)" in sections[1].label and "open budget" not in sections[0].label
+    assert "budget fraction 1.0;" in report.summary(report.markdown(sections))
