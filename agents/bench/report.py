@@ -680,13 +680,12 @@ def curves(runs: list[Result], fractions: Sequence[float] | None = None) -> tupl
 
 
 def plot_names(report: Sequence[Section]) -> list[list[str]]:
-    """The plot files of each section: :data:`PLOTS`, or for several sections each with its key
+    """The plot files of each section: :data:`PLOTS` for the first (the one a summary shows: the
+    README's plots stay where they are), and for each other section the same with its key
     (``performance_profiles_protocol2_v2_fraction0.1.png``)."""
-    if len(report) == 1:
-        return [list(PLOTS)]
-    return [
+    return [list(PLOTS)] + [
         [name.replace(".png", f"_protocol{s.protocol}_v{s.task_version}_fraction{s.fraction!r}.png") for name in PLOTS]
-        for s in report
+        for s in report[1:]
     ]
 
 

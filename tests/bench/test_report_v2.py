@@ -192,6 +192,7 @@ def test_separate_gives_one_section_per_group_each_with_its_label(
     ]
     assert [s["algorithms"]["a"]["tasks"]["hyn-4p"]["runs"] for s in board["sections"]] == [2, 2, 1]
     names = report.plot_names(report.sections(report.load_results(tmp_path), separate=True))
+    assert names[0] == list(report.PLOTS)  # the leading section's: where the README shows them
     assert names[1] == [
         "performance_profiles_protocol2_v3_fraction0.01.png",
         "sample_efficiency_per_task_protocol2_v3_fraction0.01.png",

@@ -242,12 +242,16 @@ def test_the_open_budget_track_grows_the_budget_not_the_deals() -> None:
 def test_a_few_million_timesteps_come_closer_to_optimal_play() -> None:
     """Judged exactly (the solution judges, never teaches): the loss to optimal play per deal falls
     from the untrained table's with a short self-play run."""
-    from agents.evaluation.exploitability import exploitability
+    from agents.evaluation.exact import decision_tables, first_roller_wins
+    from trash_env.neighbor.solver import load_solution, optimal_tables
 
     def env(n: int, opponents: list[Any]) -> Any:
         return NeighborVecEnv(n, opponents=opponents, seed=0, num_players=2)
 
-    before = exploitability(ValueTableAgent()).loss_to_optimal
-    trained = train(env, 3_000_000, 0, Settings(num_envs=2048))
-    after = exploitability(trained).loss_to_optimal
+    def loss_to_optimal(agent: ValueTableAgent) -> float:  # per deal: optimal's score difference against it
+        optimal_opens, agent_opens = first_roller_wins(optimal_tables(load_solution()), decision_tables(agent))
+        return 2.0 * (optimal_opens + (1.0 - agent_opens) - 1.0)
+
+    before = loss_to_optimal(ValueTableAgent())
+    after = loss_to_optimal(train(env, 3_000_000, 0, Settings(num_envs=2048)))
     assert after < 0.8 * before, (before, after)
