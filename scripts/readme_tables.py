@@ -670,6 +670,28 @@ def strong_neighbor_headline() -> str:
     return table(["agent", "loss to optimal per deal", "exploitability per deal", "cost"], rows)
 
 
+def strong_standard_ceiling() -> str:
+    """What a trained best response to ``greedy`` wins on two-player ``standard`` hands
+    (``docs/strong_standard_ceiling.json``, ``trash-bench exploit greedy --task trash-standard-2p
+    --budget 100000 400000 --json ...``): a lower bound on the ceiling above ``greedy``."""
+    data = _load("strong_standard_ceiling.json")
+    rows = []
+    for point in data["points"]:
+        mean = point["mean"]
+        seconds = sum(run["train_seconds"] for run in point["runs"])
+        rows.append(
+            [
+                f"{point['budget']:,}",
+                f"{mean['score']:+.4f} [{mean['low']:+.4f}, {mean['high']:+.4f}]",
+                str(mean["deals"]),
+                str(len(point["runs"])),
+                f"{seconds:.0f} s",
+            ]
+        )
+    header = ["responder's timesteps", "its score difference per deal vs greedy (95%)", "deals", "seeds", "training"]
+    return table(header, rows)
+
+
 def strong_neighbor_ablation() -> str:
     """``benchmarks/strong_neighbor.py``'s ablation and the recipe's budget curve, judged exactly."""
     data = _load("strong_neighbor.json")
@@ -728,6 +750,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "strong-neighbor-exact": strong_neighbor_exact,
     "strong-neighbor-ablation": strong_neighbor_ablation,
     "strong-neighbor-headline": strong_neighbor_headline,
+    "strong-standard-ceiling": strong_standard_ceiling,
 }
 
 
