@@ -247,15 +247,22 @@ def _read_array(
         raise ValueError(f"{path}: its {label} is damaged ({error})") from None
 
 
-def _parse_metadata(path: Path, raw: np.ndarray) -> dict[str, Any]:
-    """The policy description held in the metadata array, checked field by field."""
+def read_metadata(path: Path, raw: np.ndarray, kind: str, version: int) -> dict[str, Any]:
+    """The JSON object a NumPy policy file's metadata array holds, if it says it is a ``kind`` of
+    format ``version``; a one-line ValueError naming ``path`` otherwise (the kinds' own fields are theirs)."""
     from agents.learned import parse_json
 
     if raw.shape != ():
         raise ValueError(f"{path}: its metadata is not one string")
     metadata = parse_json(str(raw).encode(), f"{path}: its metadata")
-    if not isinstance(metadata, dict) or metadata.get("kind") != KIND or metadata.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a {KIND} of format {FORMAT}")
+    if not isinstance(metadata, dict) or metadata.get("kind") != kind or metadata.get("format") != version:
+        raise ValueError(f"{path} is not a {kind} of format {version}")
+    return metadata
+
+
+def _parse_metadata(path: Path, raw: np.ndarray) -> dict[str, Any]:
+    """The policy description held in the metadata array, checked field by field."""
+    metadata = read_metadata(path, raw, KIND, FORMAT)
     games = {game.env_name: game for game in GAMES.values()}
     game = games.get(metadata.get("game"))
     if game is None:

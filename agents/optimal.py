@@ -33,6 +33,14 @@ class TableAgent(Agent):
         roll_again, uncover = self.tables()
         return np.where(choosing, np.where(roll_again[me, opp], ROLL_DICE, END_TURN), UNCOVER_0 + uncover[me, opp])
 
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, rngs: Sequence[np.random.Generator | None]
+    ) -> np.ndarray:
+        me, opp = covered_sets(np.asarray(observations), self.name)
+        masks = np.asarray(masks) > 0
+        forced = masks.sum(axis=1) == 1  # a first move asked though forced (R14): the only legal one
+        return np.where(forced, masks.argmax(axis=1), self.decide(me, opp, masks[:, ROLL_DICE]))
+
     def act(self, view: SeatView, rng: np.random.Generator) -> int:
         self.check_config(view.config)
         if len(view.legal_actions) == 1:  # a first move asked though forced (R14)
@@ -83,12 +91,11 @@ class OptimalAgent(TableAgent):
         return {"_tables": None}  # worker processes load the cached solution themselves
 
 
-    def act_batch(
-        self, observations: np.ndarray, masks: np.ndarray, rngs: Sequence[np.random.Generator | None]
-    ) -> np.ndarray:
-        observations = np.asarray(observations)
-        covered = NeighborObserver.of_size(observations.shape[1]).view_batch(observations)["covered"] > 0.5
-        if covered.shape[1] != 2:
-            raise ValueError("agent 'optimal' plays two players only")
-        bits = (covered * (1 << np.arange(NUM_MARKERS))).sum(axis=2)
-        return self.decide(bits[:, 0], bits[:, 1], np.asarray(masks)[:, ROLL_DICE] > 0)
+def covered_sets(observations: np.ndarray, name: str = "optimal") -> tuple[np.ndarray, np.ndarray]:
+    """The covered markers of the observer and of the other player, as bit sets, for each row of
+    two-player observations (agent ``name`` is told, in one line, when they are not two players')."""
+    covered = NeighborObserver.of_size(observations.shape[1]).view_batch(observations)["covered"] > 0.5
+    if covered.shape[1] != 2:
+        raise ValueError(f"agent {name!r} plays two players only")
+    bits = (covered * (1 << np.arange(NUM_MARKERS))).sum(axis=2)
+    return bits[:, 0], bits[:, 1]

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import reprlib
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +36,7 @@ import numpy as np
 from agents.base import Agent
 from agents.optimal import TableAgent
 from trash_env.files import atomic_path, open_zip
-from trash_env.neighbor.observation import NeighborObserver
-from trash_env.neighbor.rules import NUM_MARKERS, ROLL_DICE, TOTALS
+from trash_env.neighbor.rules import NUM_MARKERS, TOTALS
 
 KIND = "trash-rl neighbor value table"
 FORMAT = 1
@@ -90,13 +88,6 @@ class ValueTableAgent(TableAgent):
     def tables(self) -> tuple[np.ndarray, np.ndarray]:
         return self.engine_tables()
 
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray, rngs: Sequence[Any]) -> np.ndarray:
-        me, opp = covered_sets(np.asarray(observations))
-        masks = np.asarray(masks) > 0
-        actions = self.decide(me, opp, masks[:, ROLL_DICE])
-        forced = masks.sum(axis=1) == 1  # a first move asked though forced (R14): the only legal one
-        return np.where(forced, masks.argmax(axis=1), actions)
-
     def save(self, path: str | Path) -> Path:
         """Write the table to ``path`` (``.npz`` added if missing), compressed and atomically."""
         path = Path(path)
@@ -119,10 +110,9 @@ class ValueTableAgent(TableAgent):
             if names != {"value.npy", "metadata.npy"}:
                 raise ValueError(f"{path} is not a {KIND}: it holds {reprlib.repr(sorted(names))}")
             raw = _read_array(archive, "metadata.npy", path, METADATA_LIMIT, None, ("str",))
-            metadata = _parse_metadata(path, raw)
+            _check_metadata(path, raw)
             value = _read_array(archive, "value.npy", path, SIZE * SIZE * 4 + 4096, (SIZE, SIZE), ("float32",))
         check_value(value, str(path))
-        del metadata
         return cls(value, name=name or str(path))
 
 
@@ -151,17 +141,12 @@ def load_npz(path: str | Path, name: str | None = None) -> Agent:
     return LinearAgent.load(path, name=name)
 
 
-def _parse_metadata(path: Path, raw: np.ndarray) -> dict[str, Any]:
-    from agents.learned import parse_json
+def _check_metadata(path: Path, raw: np.ndarray) -> None:
+    from agents.linear import read_metadata
 
-    if raw.shape != ():
-        raise ValueError(f"{path}: its metadata is not one string")
-    metadata = parse_json(str(raw).encode(), f"{path}: its metadata")
-    if not isinstance(metadata, dict) or metadata.get("kind") != KIND or metadata.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a {KIND} of format {FORMAT}")
+    metadata = read_metadata(path, raw, KIND, FORMAT)
     if metadata.get("game") != "help_your_neighbor" or metadata.get("num_players") != 2:
         raise ValueError(f"{path}: a value table is of two-player help_your_neighbor, this one says otherwise")
-    return metadata
 
 
 def check_value(value: np.ndarray, source: str) -> None:
@@ -174,13 +159,3 @@ def check_value(value: np.ndarray, source: str) -> None:
     bad = int(np.count_nonzero(~np.isfinite(value) | (value < 0) | (value > 1)))
     if bad:
         raise ValueError(f"{source}: the value table holds {bad:,} values that are not probabilities in [0, 1]")
-
-
-def covered_sets(observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The covered markers of the observer and of the other player, as bit sets, for each row of
-    two-player observations."""
-    covered = NeighborObserver.of_size(observations.shape[1]).view_batch(observations)["covered"] > 0.5
-    if covered.shape[1] != 2:
-        raise ValueError("a value table plays two players only")
-    bits = (covered * (1 << np.arange(NUM_MARKERS))).sum(axis=2)
-    return bits[:, 0], bits[:, 1]
