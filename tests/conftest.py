@@ -5,13 +5,13 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+from helpers import EXTRA_OF_MODULE
 
 from trash_env.trash import rules as core
 from trash_env.trash.config import RulesConfig
@@ -32,19 +32,6 @@ def one_torch_thread() -> Iterator[None]:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
-
-
-def load_script(name: str) -> ModuleType:
-    """A top-level script of the repository (``train``, ``train_rllib``: scripts, not package
-    modules) imported from the repository root, once per process."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the class is created
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -84,20 +71,6 @@ def signal_handlers_restored() -> Iterator[None]:
     assert not changed, f"the test left {', '.join(changed)} handled by {[after[s] for s in before]}"
 
 
-# The optional packages of the extras (pyproject.toml), by the name they are imported under.
-EXTRA_OF_MODULE = {
-    **dict.fromkeys(("scipy", "rich", "choix", "matplotlib"), "eval"),
-    **dict.fromkeys(("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm", "tyro"), "train"),
-    **dict.fromkeys(("drawsvg", "resvg_py", "PIL"), "render"),
-    **dict.fromkeys(("moviepy",), "video"),
-    **dict.fromkeys(("starlette", "uvicorn", "httpx"), "web"),
-    **dict.fromkeys(("numba",), "batched"),
-    **dict.fromkeys(("ray",), "rllib"),
-    **dict.fromkeys(("mkdocs", "material", "mkdocstrings"), "docs"),
-    **dict.fromkeys(("rlcard", "pygame"), "bench"),
-    **dict.fromkeys(("playwright",), "dev"),
-    **dict.fromkeys(("pyspiel", "open_spiel"), "openspiel"),
-}
 NEEDS_EXTRA = re.compile(r"\bneeds? the (\w+) extra\b")
 
 

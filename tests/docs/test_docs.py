@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXTRA_OF_MODULE, load_script
+from helpers import EXTRA_OF_MODULE, load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted(

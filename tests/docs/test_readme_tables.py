@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import load_script
+from helpers import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
