@@ -849,6 +849,21 @@ def _elo(row: dict[str, Any]) -> str:
     return f"{row['mean']:+.0f} [{row['low']:+.0f}, {row['high']:+.0f}]"
 
 
+def _fraction_of(row: dict[str, Any]) -> float:
+    """The budget fraction of an exploitability row or cross-play entry: recorded, or read from its
+    result file's place (``ALGORITHM/fraction_F/seed_N.json``; none: the full budget)."""
+    recorded = row.get("budget_fraction")
+    if isinstance(recorded, (int, float)) and not isinstance(recorded, bool):
+        return float(recorded)
+    for part in str(row.get("result", "")).split("/"):
+        if part.startswith("fraction_"):
+            try:
+                return float(part[len("fraction_") :])
+            except ValueError:
+                break
+    return 1.0
+
+
 def two_player_table(section: Section) -> str | None:
     """Per two-player task with an exploitability or cross-play file in the folder (``trash-bench
     exploit RESULTS`` / ``crossplay RESULTS``, :mod:`agents.bench.measurements`), per algorithm: the
@@ -860,12 +875,18 @@ def two_player_table(section: Section) -> str | None:
         exploit, crossplay = measured.get("exploit"), measured.get("crossplay")
         if exploit is None and crossplay is None:
             continue
-        by_run = {row["run"]: row for row in (exploit or {}).get("runs", [])}
+        # the section's runs only: those of its budget fraction (both files cover every run of the task)
+        ours = section.fraction
+        by_run = {row["run"]: row for row in (exploit or {}).get("runs", []) if _fraction_of(row) == ours}
         ratings = {row["agent"]: row for row in (crossplay or {}).get("ratings", [])}
         kinds = {entry["name"]: entry for entry in (crossplay or {}).get("entries", [])}
         for algorithm in grouped:
             runs = [row for row in by_run.values() if row["algorithm"] == algorithm]
-            rated = [name for name in ratings if kinds[name].get("algorithm") == algorithm]
+            rated = [
+                name
+                for name in ratings
+                if kinds[name].get("algorithm") == algorithm and _fraction_of(kinds[name]) == ours
+            ]
             if not runs and not rated:
                 continue
             if not runs:

@@ -27,13 +27,20 @@ from agents.bench.measurements import exploit_name
 from trash_env.files import write_json
 
 
-def _best_runs(entries: list[Any]) -> list[Any]:
-    """The run with the highest final score of each algorithm (ties: the first by name)."""
-    best: dict[str, Any] = {}
-    for entry in entries:
-        algorithm = entry.result.algorithm
-        if algorithm not in best or entry.result.final.headline > best[algorithm].result.final.headline:
-            best[algorithm] = entry
+def _best_runs(results: Path, task: Any) -> list[tuple[str, Any]]:
+    """The run with the highest final score of each algorithm and budget fraction (ties: the first by
+    name) among the task's valid runs of its current version in ``results``, whether or not its policy
+    is kept: (its result file relative to ``results``, its result)."""
+    from agents.bench.runner import scan
+
+    best: dict[tuple[str, float], tuple[str, Any]] = {}
+    good, _ = scan(results)
+    for path, run in sorted(good.items()):
+        if run.task != task.name or run.task_version != task.version or not run.is_valid:
+            continue
+        key = (run.algorithm, run.budget_fraction)
+        if key not in best or run.final.headline > best[key][1].final.headline:
+            best[key] = (path.relative_to(results).as_posix(), run)
     return list(best.values())
 
 
@@ -61,8 +68,15 @@ def exploit_runs(
     results = Path(results)
     path = results / exploit_name(task)
     check_output_path("--results", path)
-    entries, agents, left_out = collect(results, task, skip_missing)
+    entries, agents, left_out = collect(results, task, skip_missing or not task.exact)
     runs = [entry for entry in entries if entry.result is not None]
+    if not task.exact:
+        # each algorithm's best run (of each budget fraction) is measured, so only its policy must be kept
+        measured = {name for name, _ in _best_runs(results, task)}
+        left_out = [line for line in left_out if line["result"] in measured]
+        if left_out and not skip_missing:
+            raise ValueError(f"{results / left_out[0]['result']}: {left_out[0]['reason']}")
+        runs = [entry for entry in runs if entry.path in measured]
     data: dict[str, Any] = {
         "format": FORMAT,
         "task": task.name,
@@ -88,7 +102,7 @@ def exploit_runs(
     else:
         from agents.bench.exploit import trained_exploitability
 
-        for entry in _best_runs(runs):
+        for entry in runs:
             if progress:
                 progress(f"{task.name} {entry.name}: training a best response")
             trained = trained_exploitability(
@@ -108,6 +122,7 @@ def _run(entry: Any, value: float) -> dict[str, Any]:
         "run": entry.name,
         "result": entry.path,
         "algorithm": entry.result.algorithm,
+        "budget_fraction": entry.result.budget_fraction,
         "seed": entry.result.seed,
         "exploitability": value,
     }

@@ -152,6 +152,12 @@ def add_exploit_parser(commands: Any) -> None:
     )
     exploit.add_argument("--no-exact", action="store_true", help="skip the exact figures of a solved task")
     exploit.add_argument("--json", type=Path, default=None, metavar="OUT", help="write the result as JSON")
+    exploit.add_argument(
+        "--skip-missing",
+        action="store_true",
+        help="with a results folder: leave out, with a note, a run to measure whose kept policy is missing or "
+        "cannot be loaded (default: refuse)",
+    )
 
 
 def add_crossplay_parser(commands: Any) -> None:
@@ -361,6 +367,8 @@ def exploit_command(args) -> int:
     prog = program_name(COMMAND)
     if Path(args.policy).is_dir():
         return exploit_folder(args, task, prog)
+    if args.skip_missing:
+        raise ValueError("--skip-missing is for a results folder, not one policy")
     result = trained_exploitability(
         args.policy,
         task,
@@ -402,6 +410,7 @@ def exploit_folder(args, task: Any, prog: str) -> int:
         (args.budget or [None])[0],
         args.deals,
         args.test_seed,
+        skip_missing=args.skip_missing,
         progress=lambda line: print(f"{prog}: {line}", file=sys.stderr, flush=True),
     )
     for row in data["runs"]:

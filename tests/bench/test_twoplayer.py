@@ -7,6 +7,10 @@
 - (slow) on the solved ``hyn-2p`` every run's exploitability is exact: a run keeping ``heuristic``
   gets :func:`agents.evaluation.exploitability.exploitability` of ``heuristic``, at least its exact loss
   to ``optimal``; a run whose policy does not decide in batches is left out with its reason;
+- elsewhere the bound is measured for the best run of each algorithm and budget fraction, chosen
+  from the result files whether or not the other runs kept their policies; the best run's missing
+  policy is refused in one line naming it, or left out with ``skip_missing``; the report's table
+  shows, in each budget fraction's section, only that fraction's runs;
 - the folder form of ``trash-bench exploit`` refuses, in one line, what it cannot do.
 """
 
@@ -18,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_crossplay import TASK, folder  # noqa: F401 (folder: the module's fixture)
+from test_crossplay import FRACTION, TASK, folder  # noqa: F401 (folder: the module's fixture)
 
 from agents.bench import crossplay as cp
 from agents.bench import measurements
@@ -102,6 +106,75 @@ def test_a_damaged_crossplay_file_is_refused_by_name(measured: Path, tmp_path: P
     assert not out.exists()  # nothing written
 
 
+def fake_trainer(calls: list[str]):
+    """Stands in for the trained best response (minutes of training): records which policy it was
+    asked about and returns a bound in the trainer's format."""
+
+    def trained(policy: str, task: Any, budget: Any, deals: Any = None, seed: Any = None, **_: Any) -> dict:
+        calls.append(policy)
+        mean = {"score": 0.25, "low": 0.1, "high": 0.4, "deals": 20}
+        return {"points": [{"budget": 100, "mean": mean}], "test_seed": 5}
+
+    return trained
+
+
+def result_files(results: Path, algorithm: str) -> list[Path]:
+    return sorted(p for p in (results / TASK.name / algorithm).rglob("seed_*.json") if "policy" not in p.name)
+
+
+def best_of(results: Path, algorithm: str) -> str:
+    files = result_files(results, algorithm)
+    return (
+        max(files, key=lambda path: json.loads(path.read_text())["final"]["normalized"]).relative_to(results).as_posix()
+    )
+
+
+def test_the_bound_is_measured_on_each_algorithms_best_run(
+    folder: Path,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agents.bench import exploit
+
+    results = tmp_path / "results"
+    shutil.copytree(folder, results)
+    best = best_of(results, "first_legal")
+    other = next(p for p in result_files(results, "first_legal") if not str(p).endswith(best))
+    (other.with_name(json.loads(other.read_text())["artifact"])).unlink()  # a run that is not the best: not needed
+    calls: list[str] = []
+    monkeypatch.setattr(exploit, "trained_exploitability", fake_trainer(calls))
+    data = tp.exploit_runs(results, TASK.name)
+    assert sorted(calls) == sorted(str(results / path) for path in (best, best_of(results, "plain_greedy")))
+    assert data["left_out"] == [] and {row["budget_fraction"] for row in data["runs"]} == {FRACTION}
+    # the best run's policy missing: refused by name, or left out with skip_missing
+    best_file = results / best
+    (best_file.with_name(json.loads(best_file.read_text())["artifact"])).unlink()
+    with pytest.raises(ValueError, match="is not beside it") as refused:
+        tp.exploit_runs(results, TASK.name)
+    assert str(best_file) in str(refused.value) and "\n" not in str(refused.value)
+    data = tp.exploit_runs(results, TASK.name, skip_missing=True)
+    assert [row["algorithm"] for row in data["runs"]] == ["plain_greedy"]
+    assert [line["result"] for line in data["left_out"]] == [best]
+
+
+def test_each_sections_table_shows_only_its_budget_fractions_runs(measured: Path, tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    shutil.copytree(measured, results)
+    path = results / tp.exploit_name(TASK)
+    data = json.loads(path.read_text())
+    elsewhere = RUN | {
+        "algorithm": "first_legal",
+        "budget_fraction": 25.0,
+        "exploitability": 0.9,
+        "low": 0.8,
+        "high": 1.0,
+    }
+    write_json(path, data | {"runs": [elsewhere, *data["runs"]]})
+    text = report(results, tmp_path / "out", with_plots=False)
+    table = text[text.index("Two-player tasks") :].split("\n\n")[1]
+    assert "≥ 0.10 [0.00, 0.50]" in table and "0.90" not in table
+
+
 RUN = {"run": "a/seed_0", "algorithm": "a"}
 
 
@@ -140,7 +213,9 @@ def test_on_the_solved_task_every_runs_exploitability_is_exact(tmp_path: Path, m
     heuristic = make_agent("heuristic", task.game)
     bare = CallablePolicy(lambda observation, mask: int(mask.argmax()), task.game)
     entries = [
-        cp.Entry(f"{name}/seed_0", SimpleNamespace(algorithm=name, seed=0), f"hyn-2p/{name}/seed_0.json")
+        cp.Entry(
+            f"{name}/seed_0", SimpleNamespace(algorithm=name, seed=0, budget_fraction=1.0), f"hyn-2p/{name}/seed_0.json"
+        )
         for name in ("plain_heuristic", "bare")
     ]
     agents = {"plain_heuristic/seed_0": heuristic, "bare/seed_0": bare}
