@@ -692,6 +692,37 @@ def strong_standard_ceiling() -> str:
     return table(header, rows)
 
 
+def strong_pagat_match() -> str:
+    """MaskablePPO on four-player ``pagat`` matches (``trash-pagat-4p-match``): each full-budget run and
+    the open-budget runs, from their result files: the curve and the final score against ``greedy`` on
+    the task's held-out duplicate deals (0: ``greedy``'s level)."""
+    folder = ROOT / "docs" / "results" / "trash-pagat-4p-match" / "maskable_ppo"
+    rows = []
+    for path in sorted(folder.rglob("seed_*.json"), key=lambda p: (len(p.parts), p.as_posix())):
+        if "policy" in path.name:
+            continue
+        result = json.loads(path.read_text())
+        final = result["final"]
+        curve = ", ".join(f"{point['score']:+.2f}" for point in result["curve"][1:])
+        rows.append(
+            [
+                f"`{path.relative_to(folder.parent.parent).as_posix()}`",
+                f"{result['counted_steps']:,}",
+                f"{result['wall_seconds']:,.0f} s",
+                curve,
+                f"{final['score']:+.4f} [{final['low']:+.4f}, {final['high']:+.4f}] ({final['deals']:,} deals)",
+            ]
+        )
+    header = [
+        "run",
+        "timesteps counted",
+        "wall time",
+        "curve: score vs greedy at each quarter of the budget (validation deals)",
+        "final vs greedy (95%)",
+    ]
+    return table(header, rows)
+
+
 def strong_neighbor_ablation() -> str:
     """``benchmarks/strong_neighbor.py``'s ablation and the recipe's budget curve, judged exactly."""
     data = _load("strong_neighbor.json")
@@ -751,6 +782,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "strong-neighbor-ablation": strong_neighbor_ablation,
     "strong-neighbor-headline": strong_neighbor_headline,
     "strong-standard-ceiling": strong_standard_ceiling,
+    "strong-pagat-match": strong_pagat_match,
 }
 
 
