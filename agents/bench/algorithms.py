@@ -121,7 +121,10 @@ without action masks: an illegal action ends the episode with -1), and ``maskabl
 with one fixed set of settings per algorithm (:data:`SETTINGS`), trained through the context's
 counting wrapper (:func:`counting_vec_env`) like any plugin; and ``tabular_td``
 (:mod:`agents.training.tabular_td`: two-player Help Your Neighbor only, a value table learned by
-self-play with expectimax backups over the dice, for the open-budget track).
+self-play with expectimax backups over the dice, for the open-budget track); and
+``maskable_ppo_shaped`` (Trash: MaskablePPO with the suite's settings, trained against the task's
+reference opponent only, its reward shaped by progress in hands and layouts,
+:mod:`agents.training.shaping`, for the open-budget track's four-player ``pagat`` matches).
 """
 
 from __future__ import annotations
@@ -144,6 +147,7 @@ from agents.registry import make_agent
 
 Policy = Any  # an Agent, or a callable (observation, action_mask) -> action
 Checkpoint = Callable[[int, Policy], None]
+SHAPING = {"hands": 1.0, "progress": 1.0}  # maskable_ppo_shaped's weights (agents.training.shaping)
 Validator = Callable[[Agent, "int | None"], dict]
 
 
@@ -393,11 +397,16 @@ class SB3Algorithm:
     name: str
     settings: dict[str, Any]
     add_self_play: bool = False  # baselines plus snapshots of the learner (on a baseline task)
+    against_reference: bool = False  # train against the task's reference opponent only (baseline tasks)
+    shaping: dict[str, float] = field(default_factory=dict)  # agents.training.shaping's weights (Trash)
 
     def train(self, context: TaskContext, checkpoint: Checkpoint) -> Policy:
         from agents.training import sb3 as training
 
         task = context.task
+        if self.shaping and task.game != "trash":
+            raise ValueError(f"{self.name} shapes Trash rewards (layouts, hands won), not {task.name}")
+        opponents = [] if task.self_play else [task.reference] if self.against_reference else list(task.opponents)
         self_play = task.self_play or self.add_self_play
         batched = self.settings["algo"] == "maskable_ppo"  # both games have a batched engine
         args = training.Args(
@@ -411,7 +420,7 @@ class SB3Algorithm:
             rules={key: value for key, value in task.rules.items() if key not in ("num_players", "match")},
             total_timesteps=context.budget,
             seed=context.seed,
-            opponents=[] if task.self_play else list(task.opponents),
+            opponents=opponents,
             self_play=self_play,
             self_play_only=task.self_play,
             batched=batched,
@@ -423,8 +432,16 @@ class SB3Algorithm:
             **fit_to_budget({**self.settings, **(SELF_PLAY_SETTINGS if self_play else {})}, context.budget),
         )
         points = PointCallback(context.eval_points, checkpoint, context.config, task.preset)
-        counting = lambda venv: counting_vec_env(venv, context.counter)  # noqa: E731 - counted as a plugin's
-        result = training.train(args, callbacks=[points], wrap_env=counting)  # logs, prints nothing
+
+        def wrap(venv: Any) -> Any:  # counted as a plugin's, then shaped (the count sees every step)
+            venv = counting_vec_env(venv, context.counter)
+            if self.shaping:
+                from agents.training.shaping import progress_shaping
+
+                venv = progress_shaping(venv, task.num_players, **self.shaping)
+            return venv
+
+        result = training.train(args, callbacks=[points], wrap_env=wrap)  # logs, prints nothing
         if result.exit_status:  # stopped by Ctrl-C or SIGTERM: not a finished run, and the sweep stops
             raise KeyboardInterrupt
         return result.agent
@@ -466,6 +483,9 @@ BUILTIN: dict[str, Callable[[], Any]] = {
         "maskable_ppo_selfplay", SETTINGS["maskable_ppo"], add_self_play=True
     ),
     "tabular_td": lambda: _tabular_td(),
+    "maskable_ppo_shaped": lambda: SB3Algorithm(
+        "maskable_ppo_shaped", SETTINGS["maskable_ppo"], against_reference=True, shaping=dict(SHAPING)
+    ),
 }
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.arguments import ArgumentParser, at_least, fail, one_line, program_name
+from agents.bench.algorithms import BUILTIN
 from agents.bench.results import BadResultsError
 from agents.bench.tasks import PROTOCOL_VERSION, REFERENCES, TASKS, load_references, select_tasks
 from agents.registry import SCORED_BASELINES
@@ -51,7 +52,7 @@ def build_parser() -> ArgumentParser:
     run.add_argument(
         "--algorithm",
         required=True,
-        help="a built-in name (maskable_ppo, ppo, a2c, dqn, qrdqn, maskable_ppo_selfplay) or module:attribute",
+        help=f"a built-in name ({', '.join(BUILTIN)}) or module:attribute",
     )
     run.add_argument(
         "--tasks", nargs="+", required=True, help="task names, or a group: all, baseline-opponents, self-play"
