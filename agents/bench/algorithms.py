@@ -124,7 +124,10 @@ counting wrapper (:func:`counting_vec_env`) like any plugin; and ``tabular_td``
 self-play with expectimax backups over the dice, for the open-budget track); and
 ``maskable_ppo_shaped`` (Trash: MaskablePPO with the suite's settings, trained against the task's
 reference opponent only, its reward shaped by progress in hands and layouts,
-:mod:`agents.training.shaping`, for the open-budget track's four-player ``pagat`` matches).
+:mod:`agents.training.shaping`, for the open-budget track's four-player ``pagat`` matches); and
+``maskable_ppo_kickstart`` (Trash: the same, kickstarted by imitating the reference's decisions for
+the first tenth of the budget, :mod:`agents.training.imitation`, then fine-tuned at a tenth of the
+learning rate, returning the evaluation point's policy that scores best on validation deals).
 """
 
 from __future__ import annotations
@@ -148,6 +151,8 @@ from agents.registry import make_agent
 Policy = Any  # an Agent, or a callable (observation, action_mask) -> action
 Checkpoint = Callable[[int, Policy], None]
 SHAPING = {"hands": 1.0, "progress": 1.0}  # maskable_ppo_shaped's weights (agents.training.shaping)
+KICKSTART = 0.1  # maskable_ppo_kickstart's share of the budget spent imitating the reference
+KICKSTART_SETTINGS = {**SETTINGS["maskable_ppo"], "learning_rate": 3e-5}  # fine-tuning: a tenth of the rate
 Validator = Callable[[Agent, "int | None"], dict]
 
 
@@ -399,6 +404,10 @@ class SB3Algorithm:
     add_self_play: bool = False  # baselines plus snapshots of the learner (on a baseline task)
     against_reference: bool = False  # train against the task's reference opponent only (baseline tasks)
     shaping: dict[str, float] = field(default_factory=dict)  # agents.training.shaping's weights (Trash)
+    kickstart: float = 0.0  # the budget's fraction spent imitating the reference first (agents.training.imitation)
+    select: bool = False  # return the evaluation point's policy that scores best on validation deals
+    last_kickstart: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # the last run's figures
+    last_selection: list[dict[str, Any]] = field(default_factory=list, compare=False, repr=False)  # and choices
 
     def train(self, context: TaskContext, checkpoint: Checkpoint) -> Policy:
         from agents.training import sb3 as training
@@ -431,7 +440,16 @@ class SB3Algorithm:
             tensorboard=False,
             **fit_to_budget({**self.settings, **(SELF_PLAY_SETTINGS if self_play else {})}, context.budget),
         )
-        points = PointCallback(context.eval_points, checkpoint, context.config, task.preset)
+        candidates: list[tuple[int, Any]] | None = [] if self.select else None
+        points = PointCallback(context.eval_points, checkpoint, context.config, task.preset, candidates)
+        callbacks = [points]
+        if self.kickstart:
+            from agents.training.imitation import Kickstart, reference_batch
+
+            reference = reference_batch(task.reference, task.game, task.num_players)
+            self.last_kickstart.clear()
+            steps = int(context.budget * self.kickstart)
+            callbacks.insert(0, Kickstart(reference, steps, seed=context.seed, report=self.last_kickstart))
 
         def wrap(venv: Any) -> Any:  # counted as a plugin's, then shaped (the count sees every step)
             venv = counting_vec_env(venv, context.counter)
@@ -441,17 +459,44 @@ class SB3Algorithm:
                 venv = progress_shaping(venv, task.num_players, **self.shaping)
             return venv
 
-        result = training.train(args, callbacks=[points], wrap_env=wrap)  # logs, prints nothing
+        result = training.train(args, callbacks=callbacks, wrap_env=wrap)  # logs, prints nothing
         if result.exit_status:  # stopped by Ctrl-C or SIGTERM: not a finished run, and the sweep stops
             raise KeyboardInterrupt
+        if candidates:
+            return self._best_on_validation(context, candidates)
         return result.agent
+
+    def _best_on_validation(self, context: TaskContext, candidates: list[tuple[int, Any]]) -> Any:
+        """The candidate scoring best on the validation deals (``context.validate``: a curve point's
+        deals); ties go to the earliest. Each one's score is kept in ``last_selection``."""
+        self.last_selection.clear()
+        best = None
+        for timesteps, agent in candidates:
+            score = context.validate(agent)["score"]
+            self.last_selection.append({"timesteps": timesteps, "validation_score": score})
+            if best is None or score > best[0]:
+                best = (score, timesteps, agent)
+        assert best is not None
+        for entry in self.last_selection:
+            entry["chosen"] = entry["timesteps"] == best[1]
+        return best[2]
 
 
 class PointCallback:
     """Calls ``checkpoint(timesteps, agent)`` as training passes each evaluation point (an SB3 callback,
-    made lazily so this module imports without Stable-Baselines3)."""
+    made lazily so this module imports without Stable-Baselines3); with ``keep``, appends a copy of
+    each point's policy to it as ``(timesteps, agent)``."""
 
-    def __new__(cls, points: list[int], checkpoint: Checkpoint, config: Any, preset: str) -> Any:
+    def __new__(
+        cls,
+        points: list[int],
+        checkpoint: Checkpoint,
+        config: Any,
+        preset: str,
+        keep: list[tuple[int, Any]] | None = None,
+    ) -> Any:
+        import copy
+
         from stable_baselines3.common.callbacks import BaseCallback
 
         from agents.learned import LearnedAgent, policy_metadata
@@ -473,6 +518,9 @@ class PointCallback:
                     self.pending.pop(0)
                     metadata = policy_metadata(self.model, config, preset)
                     checkpoint(int(self.num_timesteps), LearnedAgent(self.model.policy, metadata, name="policy"))
+                    if keep is not None:  # a copy: the model's own policy goes on training
+                        policy = copy.deepcopy(self.model.policy)
+                        keep.append((int(self.num_timesteps), LearnedAgent(policy, metadata, name="policy")))
 
         return _Points()
 
@@ -485,6 +533,14 @@ BUILTIN: dict[str, Callable[[], Any]] = {
     "tabular_td": lambda: _tabular_td(),
     "maskable_ppo_shaped": lambda: SB3Algorithm(
         "maskable_ppo_shaped", SETTINGS["maskable_ppo"], against_reference=True, shaping=dict(SHAPING)
+    ),
+    "maskable_ppo_kickstart": lambda: SB3Algorithm(
+        "maskable_ppo_kickstart",
+        KICKSTART_SETTINGS,
+        against_reference=True,
+        shaping=dict(SHAPING),
+        kickstart=KICKSTART,
+        select=True,
     ),
 }
 
