@@ -440,8 +440,9 @@ class SB3Algorithm:
             tensorboard=False,
             **fit_to_budget({**self.settings, **(SELF_PLAY_SETTINGS if self_play else {})}, context.budget),
         )
-        candidates: list[tuple[int, Any]] | None = [] if self.select else None
-        points = PointCallback(context.eval_points, checkpoint, context.config, task.preset, candidates)
+        candidates: list[tuple[int, Any]] = []
+        keep = (candidates, Path(context.work_dir)) if self.select else None
+        points = PointCallback(context.eval_points, checkpoint, context.config, task.preset, keep)
         callbacks = [points]
         if self.kickstart:
             from agents.training.imitation import Kickstart, reference_batch
@@ -484,8 +485,9 @@ class SB3Algorithm:
 
 class PointCallback:
     """Calls ``checkpoint(timesteps, agent)`` as training passes each evaluation point (an SB3 callback,
-    made lazily so this module imports without Stable-Baselines3); with ``keep``, appends a copy of
-    each point's policy to it as ``(timesteps, agent)``."""
+    made lazily so this module imports without Stable-Baselines3); with ``keep`` (a list and a
+    folder), saves each point's policy in the folder and appends it to the list as ``(timesteps,
+    agent)``, loaded from its file."""
 
     def __new__(
         cls,
@@ -493,13 +495,11 @@ class PointCallback:
         checkpoint: Checkpoint,
         config: Any,
         preset: str,
-        keep: list[tuple[int, Any]] | None = None,
+        keep: tuple[list[tuple[int, Any]], Path] | None = None,
     ) -> Any:
-        import copy
-
         from stable_baselines3.common.callbacks import BaseCallback
 
-        from agents.learned import LearnedAgent, policy_metadata
+        from agents.learned import LearnedAgent, policy_metadata, save_policy
 
         class _Points(BaseCallback):
             def __init__(self) -> None:
@@ -518,9 +518,10 @@ class PointCallback:
                     self.pending.pop(0)
                     metadata = policy_metadata(self.model, config, preset)
                     checkpoint(int(self.num_timesteps), LearnedAgent(self.model.policy, metadata, name="policy"))
-                    if keep is not None:  # a copy: the model's own policy goes on training
-                        policy = copy.deepcopy(self.model.policy)
-                        keep.append((int(self.num_timesteps), LearnedAgent(policy, metadata, name="policy")))
+                    if keep is not None:  # a policy file: the model's own policy goes on training
+                        kept, folder = keep
+                        path = save_policy(self.model, folder / f"point_{len(kept)}.zip", config, preset)
+                        kept.append((int(self.num_timesteps), LearnedAgent.load(path, name="policy")))
 
         return _Points()
 

@@ -66,6 +66,7 @@ def test_returns_are_discounted_to_the_end_of_each_episode() -> None:
     assert returns[0, 1] == 1.0 and np.isnan(returns[1:, 1]).all()
 
 
+@pytest.mark.slow
 def test_the_kickstarted_builtin_imitates_inside_its_budget_and_selects_on_validation(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
     from agents.bench.algorithms import BUILTIN, TaskContext, make_opponents
@@ -93,7 +94,8 @@ def test_the_kickstarted_builtin_imitates_inside_its_budget_and_selects_on_valid
     assert timesteps[1] >= budget // 2 and timesteps[2] >= budget and len(timesteps) == 3
     assert [entry["timesteps"] for entry in algorithm.last_selection] == timesteps
     assert [entry["chosen"] for entry in algorithm.last_selection] == [False, True, False]
-    assert policy is validated[1] and policy is not seen[1][1]  # a copy kept at that point, not the live policy
+    assert policy is validated[1] and policy is not seen[1][1]  # kept at that point, not the live policy
+    assert Path(policy.path).parent == tmp_path and Path(policy.path).is_file()  # savable: the runner keeps it
 
 
 def test_selection_returns_the_point_best_on_validation_ties_to_the_earliest(tmp_path: Path) -> None:
@@ -117,3 +119,21 @@ def test_selection_returns_the_point_best_on_validation_ties_to_the_earliest(tmp
     assert [entry["chosen"] for entry in algorithm.last_selection] == [False, False, True, False]
     assert [entry["validation_score"] for entry in algorithm.last_selection] == [-0.2, 0.1, 0.3, 0.3]
     assert asked == [None] * 4  # a curve point's validation deals, never more
+
+
+@pytest.mark.slow
+def test_a_kickstarted_run_through_the_runner_keeps_its_selected_policy(tmp_path: Path) -> None:
+    """The selected point's policy is a policy file the runner keeps beside a valid result; on a small
+    budget it is the imitation itself, level with ``greedy`` deal for deal."""
+    pytest.importorskip("sb3_contrib")
+    from agents.bench.runner import sweep
+    from agents.bench.tasks import get_task
+    from agents.learned import LearnedAgent
+
+    (result,) = sweep([get_task("trash-pagat-2p")], "maskable_ppo_kickstart", [0], tmp_path, fraction=0.2)
+    assert result["valid"] and result["complete"], result["invalid_reasons"]
+    policy = tmp_path / "trash-pagat-2p" / "maskable_ppo_kickstart" / "fraction_0.2" / result["artifact"]
+    agent = LearnedAgent.load(policy)
+    assert agent.metadata["preset"] == "pagat"
+    assert agent.metadata["config"] == get_task("trash-pagat-2p").config().to_dict()
+    assert result["counted_steps"] <= result["budget"] + 8 * 256
