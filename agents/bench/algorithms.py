@@ -519,9 +519,13 @@ class PointCallback:
                     metadata = policy_metadata(self.model, config, preset)
                     checkpoint(int(self.num_timesteps), LearnedAgent(self.model.policy, metadata, name="policy"))
                     if keep is not None:  # a policy file: the model's own policy goes on training
+                        import torch
+
                         kept, folder = keep
                         path = save_policy(self.model, folder / f"point_{len(kept)}.zip", config, preset)
-                        kept.append((int(self.num_timesteps), LearnedAgent.load(path, name="policy")))
+                        with torch.random.fork_rng(devices=[]):  # building the network draws from torch's
+                            agent = LearnedAgent.load(path, name="policy")  # generator: training must not see it
+                        kept.append((int(self.num_timesteps), agent))
 
         return _Points()
 

@@ -5,6 +5,7 @@ over."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +120,32 @@ def test_selection_returns_the_point_best_on_validation_ties_to_the_earliest(tmp
     assert [entry["chosen"] for entry in algorithm.last_selection] == [False, False, True, False]
     assert [entry["validation_score"] for entry in algorithm.last_selection] == [-0.2, 0.1, 0.3, 0.3]
     assert asked == [None] * 4  # a curve point's validation deals, never more
+
+
+@pytest.mark.slow
+def test_keeping_each_point_for_selection_leaves_training_unchanged(tmp_path: Path) -> None:
+    """Selection only keeps copies: a selecting run trains the same networks, point for point, as the
+    run without it (the same seed), so an ablation of selection compares the same training."""
+    pytest.importorskip("sb3_contrib")
+    from agents.bench.algorithms import KICKSTART_SETTINGS, SB3Algorithm, TaskContext, make_opponents
+    from agents.bench.tasks import get_task
+
+    task = get_task("trash-pagat-2p")
+    budget = 8 * 256 * 4
+    runs: list[list[dict[str, Any]]] = []
+    for select in (False, True):
+        seen: list[dict[str, Any]] = []
+        context = TaskContext(
+            task, 0, budget, [0, budget // 4, budget // 2, budget], tmp_path / str(select), make_opponents(task),
+            lambda agent, deals: {"score": 0.0},
+        )  # fmt: skip
+        context.work_dir.mkdir()
+        algorithm = SB3Algorithm("x", KICKSTART_SETTINGS, against_reference=True, kickstart=0.1, select=select)
+        algorithm.train(context, lambda _, agent, seen=seen: seen.append(copy.deepcopy(agent.policy.state_dict())))
+        runs.append(seen)
+    assert len(runs[0]) == len(runs[1]) == 4
+    for unselected, selected in zip(*runs, strict=True):
+        assert all(bool((selected[key] == unselected[key]).all()) for key in unselected)
 
 
 @pytest.mark.slow
