@@ -584,12 +584,16 @@ def _strong_name(agent: str) -> str:
     return "the `tabular_td` policy" if agent == STRONG_POLICY else f"`{agent}`"
 
 
+def _commit(result: dict[str, Any]) -> str:
+    """The short commit a benchmark result was run from, marked when the checkout had changes."""
+    git = result["provenance"].get("git") or {}
+    return git.get("commit", "?")[:7] + (" (with changes)" if git.get("modified") else "")
+
+
 def strong_neighbor_card() -> str:
     """The shipped ``tabular_td`` policy's card: how it was trained, from its benchmark result file."""
     result = json.loads((ROOT / STRONG_RESULT).read_text())
-    provenance = result["provenance"]
-    git = provenance.get("git") or {}
-    commit = git.get("commit", "?")[:7] + (" (with changes)" if git.get("modified") else "")
+    provenance, commit = result["provenance"], _commit(result)
     final, roller = result["final"], result["heldout"][0]
     rows = [
         ["command", f"`trash-bench run --algorithm tabular_td --tasks hyn-2p --seeds 1 --budget-fraction "
@@ -673,7 +677,7 @@ def strong_neighbor_headline() -> str:
 def strong_standard_ceiling() -> str:
     """What a trained best response to ``greedy`` wins on two-player ``standard`` hands
     (``docs/strong_standard_ceiling.json``, ``trash-bench exploit greedy --task trash-standard-2p
-    --budget 100000 400000 --json ...``): a lower bound on the ceiling above ``greedy``."""
+    --budget 100000 400000 1600000 --seeds 2 --json ...``): a lower bound on the ceiling above ``greedy``."""
     data = _load("strong_standard_ceiling.json")
     rows = []
     for point in data["points"]:
@@ -688,7 +692,13 @@ def strong_standard_ceiling() -> str:
                 f"{seconds:.0f} s",
             ]
         )
-    header = ["responder's timesteps", "its score difference per deal vs greedy (95%)", "deals", "seeds", "training"]
+    header = [
+        "responder's timesteps",
+        "its score difference per deal vs greedy (95%, mean of the seeds)",
+        "deals",
+        "seeds",
+        "training (all seeds)",
+    ]
     return table(header, rows)
 
 
@@ -756,6 +766,139 @@ def strong_neighbor_ablation() -> str:
     return table(header, rows) + f"\nSeed {data['seed']}; {machine['cpu']}, one core each (Numba one thread).\n"
 
 
+PAGAT_POLICY = "policies/pagat_4p_match_kickstart.zip"
+PAGAT_RUNS = "docs/results/trash-pagat-4p-match/maskable_ppo_kickstart/fraction_5.0"  # the recipe's runs
+PAGAT_RESULT = f"{PAGAT_RUNS}/seed_0.json"  # the run the shipped policy is from
+PAGAT_EVALUATION = (  # trash-evaluate ... --match --json: the baselines, then `search` on fewer deals (slow)
+    "policies/pagat_4p_match_kickstart.json",
+    "policies/pagat_4p_match_kickstart_search.json",
+)
+STANDARD_RUNS = "docs/results/trash-standard-2p/maskable_ppo_kickstart/fraction_10.0"
+PAGAT_ABLATION = "docs/results-strong/trash-pagat-4p-match"  # python benchmarks/strong_pagat.py
+PAGAT_VARIANTS = {
+    "pagat_scratch": "the suite's MaskablePPO (its opponents, no shaping, no imitation)",
+    "pagat_shaped": "against `greedy` with the shaped reward, no imitation (`maskable_ppo_shaped`)",
+    "pagat_shaped_selected": "the same, returning the point best on validation deals (no imitation)",
+    "pagat_imitation_only": "imitation only: the whole budget on `greedy`'s demonstrations",
+    "pagat_kickstart_fast": "the recipe at the suite's learning rate (3e-4), without selection",
+    "pagat_kickstart_final": "the recipe without selection (its final policy)",
+    "pagat_kickstart_unshaped": "the recipe without selection and without the shaped reward",
+}
+
+
+def _interval_text(value: dict[str, Any]) -> str:
+    return f"{value['score']:+.4f} [{value['low']:+.4f}, {value['high']:+.4f}]"
+
+
+def _returned(result: dict[str, Any]) -> str:
+    """Which curve point a selecting run returned: the first best on validation deals (the curve's
+    scores are those validation scores), else its final policy."""
+    curve = result["curve"]
+    if result["algorithm"] not in ("maskable_ppo_kickstart", "pagat_shaped_selected"):
+        return "final"
+    best = max(range(len(curve)), key=lambda index: (curve[index]["score"], -index))
+    return f"{curve[best]['timesteps']:,}"
+
+
+def _pagat_row(label: str, result: dict[str, Any]) -> list[str]:
+    final = result["final"]
+    return [
+        label,
+        f"{result['counted_steps']:,}",
+        f"{result['wall_seconds']:,.0f} s",
+        ", ".join(f"{point['score']:+.3f}" for point in result["curve"]),
+        _returned(result),
+        f"{_interval_text(final)} ({final['deals']:,})",
+    ]
+
+
+PAGAT_HEADER = [
+    "run",
+    "timesteps counted",
+    "wall time",
+    "curve: score vs greedy at each point (validation deals)",
+    "policy returned (timesteps)",
+    "final vs greedy (95%, test deals)",
+]
+
+
+def _kickstart_runs(folder: str) -> str:
+    rows = []
+    for path in sorted((ROOT / folder).glob("seed_*.json")):
+        if "policy" in path.name:
+            continue
+        result = json.loads(path.read_text())
+        held = result["heldout"][0]
+        rows.append([*_pagat_row(f"seed {result['seed']}", result), _interval_text(held)])
+    return table([*PAGAT_HEADER, "final vs `counter` (held out)"], rows)
+
+
+def strong_pagat_runs() -> str:
+    """The ``maskable_ppo_kickstart`` runs on four-player ``pagat`` matches at five times the budget,
+    from their result files: the curve, the point returned and the final score against ``greedy``."""
+    return _kickstart_runs(PAGAT_RUNS)
+
+
+def strong_standard_runs() -> str:
+    """The ``maskable_ppo_kickstart`` runs on two-player ``standard`` hands at ten times the budget:
+    can the recipe find an edge over ``greedy`` there?"""
+    return _kickstart_runs(STANDARD_RUNS)
+
+
+def strong_pagat_card() -> str:
+    """The shipped four-player ``pagat`` match policy's card: how it was trained, from its result file."""
+    result = json.loads((ROOT / PAGAT_RESULT).read_text())
+    provenance, commit = result["provenance"], _commit(result)
+    final, held = result["final"], result["heldout"][0]
+    runs = len([path for path in (ROOT / PAGAT_RUNS).glob("seed_*.json") if "policy" not in path.name])
+    rows = [
+        ["command", f"`trash-bench run --algorithm maskable_ppo_kickstart --tasks trash-pagat-4p-match --seeds {runs} "
+         f"--budget-fraction {result['budget_fraction']:g} --results docs/results`"],
+        ["budget (counted timesteps)", f"{result['budget']:,} ({result['counted_steps']:,} counted)"],
+        ["wall time (training and every evaluation)", f"{result['wall_seconds']:,.0f} s on {provenance['cpu']}, "
+         f"{provenance['cores']} cores, one run"],
+        ["seeds", f"{runs} runs (seeds 0 to {runs - 1}); seed {result['seed']}'s policy shipped"],
+        ["policy returned (best point on validation deals)", f"at {_returned(result)} timesteps"],
+        ["commit", commit],
+        ["score per match against `greedy` (the task's reference, 95%)",
+         f"{_interval_text(final)} on {final['deals']:,} test matches"],
+        ["score per match against `counter` (held out, 95%)", f"{_interval_text(held)} on {held['deals']:,}"],
+    ]  # fmt: skip
+    return table(["", "the kickstarted policy"], rows)
+
+
+def strong_pagat_evaluation() -> str:
+    """The shipped four-player ``pagat`` match policy against every baseline on duplicate deals
+    (``trash-evaluate ... --match --json``; ``search`` in a file of its own, on fewer deals)."""
+    pairs = []
+    for name in PAGAT_EVALUATION:
+        pairs.extend(json.loads((ROOT / name).read_text())["pairs"])
+    rows = []
+    for pair in pairs:
+        if PAGAT_POLICY not in (pair["first"], pair["second"]):
+            continue
+        sign = 1 if pair["first"] == PAGAT_POLICY else -1
+        other = pair["second"] if sign == 1 else pair["first"]
+        value = pair["score_difference"]
+        low, high = sorted((sign * value["low"], sign * value["high"]))
+        rate = pair["first_win_rate"] if sign == 1 else pair["second_win_rate"]
+        score = f"{sign * value['mean']:+.4f} [{low:+.4f}, {high:+.4f}]"
+        rows.append([f"`{other}`", score, f"{pair['deals']:,}", f"{rate:.3f}"])
+    header = ["opponent", "score difference per match (95%)", "matches", "the policy's wins per seat (0.25: even)"]
+    return table(header, rows)
+
+
+def strong_pagat_ablation() -> str:
+    """``benchmarks/strong_pagat.py``'s variants beside the recipe's shipped run, each one seed at five
+    times the budget, from their result files."""
+    rows = [_pagat_row("the recipe (`maskable_ppo_kickstart`)", json.loads((ROOT / PAGAT_RESULT).read_text()))]
+    for name, label in PAGAT_VARIANTS.items():
+        path = ROOT / PAGAT_ABLATION / name / "fraction_5.0" / "seed_0.json"
+        if path.exists():
+            rows.append(_pagat_row(label, json.loads(path.read_text())))
+    return table(["variant", *PAGAT_HEADER[1:]], rows)
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "random-play": random_play,
     "batched-random-play": batched_random_play,
@@ -783,6 +926,11 @@ TABLES: dict[str, Callable[[], str]] = {
     "strong-neighbor-headline": strong_neighbor_headline,
     "strong-standard-ceiling": strong_standard_ceiling,
     "strong-pagat-match": strong_pagat_match,
+    "strong-pagat-runs": strong_pagat_runs,
+    "strong-standard-runs": strong_standard_runs,
+    "strong-pagat-card": strong_pagat_card,
+    "strong-pagat-evaluation": strong_pagat_evaluation,
+    "strong-pagat-ablation": strong_pagat_ablation,
 }
 
 
