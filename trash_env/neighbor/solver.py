@@ -196,6 +196,13 @@ def bellman(value: np.ndarray, totals: tuple[int, ...] = TOTALS) -> np.ndarray:
     return best_backup(value, value, totals)
 
 
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """The inner product of two vectors, the same to the last bit however many threads BLAS may use
+    (``a @ b`` may split the sum by thread): so an exact score does not depend on the thread count
+    of the process that computes it (a run's worker, one thread, or ``trash-bench evaluate``)."""
+    return float(np.einsum("i,i->", a, b))
+
+
 def fixed_point(
     step: Callable[[np.ndarray], np.ndarray], start: np.ndarray, tolerance: float, memory: int = 10
 ) -> tuple[np.ndarray, int]:
@@ -226,12 +233,12 @@ def fixed_point(
             continue
         if len(gram) == len(residuals):  # the oldest difference was dropped: so are its products
             gram = gram[1:, 1:]
-        products = np.array([a @ residuals[-1] for a in residuals])  # only the newest pairs are new
+        products = np.array([_dot(a, residuals[-1]) for a in residuals])  # only the newest pairs are new
         grown = np.empty((len(residuals), len(residuals)))
         grown[:-1, :-1], grown[-1], grown[:, -1] = gram, products, products
         gram = grown
         regularised = gram + 1e-12 * np.trace(gram) * np.eye(len(residuals))  # keep it invertible
-        weights = np.linalg.solve(regularised, np.array([a @ residual for a in residuals]))
+        weights = np.linalg.solve(regularised, np.array([_dot(a, residual) for a in residuals]))
         x = stepped.copy()
         for weight, difference in zip(weights, steps):
             x -= weight * difference
@@ -270,12 +277,12 @@ def affine_fixed_point(
         v = np.zeros_like(x)
         p = np.zeros_like(x)
         while calls < limit:
-            rho_next = float(shadow @ residual)
+            rho_next = _dot(shadow, residual)
             if rho_next == 0.0 or omega == 0.0:
                 break  # breakdown: restart from x
             p = residual + (rho_next / rho) * (alpha / omega) * (p - omega * v)
             v = apply(p)
-            projected = float(shadow @ v)
+            projected = _dot(shadow, v)
             if projected == 0.0:
                 break
             alpha = rho_next / projected
@@ -284,10 +291,10 @@ def affine_fixed_point(
             if np.abs(residual).max() <= tolerance:
                 break
             t = apply(residual)
-            norm = float(t @ t)
+            norm = _dot(t, t)
             if norm == 0.0:
                 break
-            omega = float(t @ residual) / norm
+            omega = _dot(t, residual) / norm
             x += omega * residual
             residual -= omega * t
             rho = rho_next
