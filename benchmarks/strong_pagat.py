@@ -29,29 +29,25 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import replace
 from pathlib import Path
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
-from agents.bench.algorithms import KICKSTART, KICKSTART_SETTINGS, SETTINGS, SHAPING, SB3Algorithm
+from agents.bench.algorithms import BUILTIN, SETTINGS
 
-FAST = SETTINGS["maskable_ppo"]
+RECIPE = BUILTIN["maskable_ppo_kickstart"]()  # each variant is the recipe or a built-in with parts changed
+SHAPED = BUILTIN["maskable_ppo_shaped"]()
 
-scratch = SB3Algorithm("pagat_scratch", FAST)
-shaped = SB3Algorithm("pagat_shaped", FAST, against_reference=True, shaping=dict(SHAPING))
-shaped_selected = SB3Algorithm(
-    "pagat_shaped_selected", FAST, against_reference=True, shaping=dict(SHAPING), select=True
+scratch = replace(BUILTIN["maskable_ppo"](), name="pagat_scratch")
+shaped = replace(SHAPED, name="pagat_shaped")
+shaped_selected = replace(SHAPED, name="pagat_shaped_selected", select=True)
+imitation_only = replace(
+    RECIPE, name="pagat_imitation_only", settings=SETTINGS["maskable_ppo"], shaping={}, kickstart=1.0, select=False
 )
-imitation_only = SB3Algorithm("pagat_imitation_only", FAST, against_reference=True, kickstart=1.0)
-kickstart_fast = SB3Algorithm(
-    "pagat_kickstart_fast", FAST, against_reference=True, shaping=dict(SHAPING), kickstart=KICKSTART
-)
-kickstart_final = SB3Algorithm(
-    "pagat_kickstart_final", KICKSTART_SETTINGS, against_reference=True, shaping=dict(SHAPING), kickstart=KICKSTART
-)
-kickstart_unshaped = SB3Algorithm(
-    "pagat_kickstart_unshaped", KICKSTART_SETTINGS, against_reference=True, kickstart=KICKSTART
-)
+kickstart_fast = replace(RECIPE, name="pagat_kickstart_fast", settings=SETTINGS["maskable_ppo"], select=False)
+kickstart_final = replace(RECIPE, name="pagat_kickstart_final", select=False)
+kickstart_unshaped = replace(RECIPE, name="pagat_kickstart_unshaped", shaping={}, select=False)
 
 VARIANTS = (
     "scratch",

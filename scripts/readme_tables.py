@@ -791,11 +791,16 @@ def _interval_text(value: dict[str, Any]) -> str:
 
 
 def _returned(result: dict[str, Any]) -> str:
-    """Which curve point a selecting run returned: the first best on validation deals (the curve's
-    scores are those validation scores), else its final policy."""
-    curve = result["curve"]
-    if result["algorithm"] not in ("maskable_ppo_kickstart", "pagat_shaped_selected"):
+    """Which curve point a run returned: for an algorithm that selects (``SB3Algorithm.select``), the
+    first best on validation deals (the curve's scores are those validation scores), else its final
+    policy."""
+    from agents.bench.algorithms import load_algorithm
+
+    if str(ROOT / "benchmarks") not in sys.path:  # the ablation's plugins (benchmarks/strong_pagat.py)
+        sys.path.append(str(ROOT / "benchmarks"))
+    if not getattr(load_algorithm(result["algorithm_spec"]), "select", False):
         return "final"
+    curve = result["curve"]
     best = max(range(len(curve)), key=lambda index: (curve[index]["score"], -index))
     return f"{curve[best]['timesteps']:,}"
 
@@ -822,14 +827,16 @@ PAGAT_HEADER = [
 ]
 
 
+def _seed_results(folder: str) -> list[dict[str, Any]]:
+    """The result files of a folder of runs (``seed_N.json``), in seed order."""
+    return [json.loads(path.read_text()) for path in sorted((ROOT / folder).glob("seed_*.json"))]
+
+
 def _kickstart_runs(folder: str) -> str:
-    rows = []
-    for path in sorted((ROOT / folder).glob("seed_*.json")):
-        if "policy" in path.name:
-            continue
-        result = json.loads(path.read_text())
-        held = result["heldout"][0]
-        rows.append([*_pagat_row(f"seed {result['seed']}", result), _interval_text(held)])
+    rows = [
+        [*_pagat_row(f"seed {result['seed']}", result), _interval_text(result["heldout"][0])]
+        for result in _seed_results(folder)
+    ]
     return table([*PAGAT_HEADER, "final vs `counter` (held out)"], rows)
 
 
@@ -850,7 +857,7 @@ def strong_pagat_card() -> str:
     result = json.loads((ROOT / PAGAT_RESULT).read_text())
     provenance, commit = result["provenance"], _commit(result)
     final, held = result["final"], result["heldout"][0]
-    runs = len([path for path in (ROOT / PAGAT_RUNS).glob("seed_*.json") if "policy" not in path.name])
+    runs = len(_seed_results(PAGAT_RUNS))
     rows = [
         ["command", f"`trash-bench run --algorithm maskable_ppo_kickstart --tasks trash-pagat-4p-match --seeds {runs} "
          f"--budget-fraction {result['budget_fraction']:g} --results docs/results`"],
