@@ -44,10 +44,30 @@ TRAINING_LOGGER = "agents.training"  # the logger both training libraries log th
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse with one-line errors and exit status 2."""
+    """argparse with one-line errors and exit status 2; its ``epilog`` is printed as written (a
+    table, as :func:`shipped_epilog`), after the help argparse wraps."""
 
     def error(self, message: str) -> NoReturn:
         usage_error(self.prog, message)
+
+    def format_help(self) -> str:
+        epilog, self.epilog = self.epilog, None
+        try:
+            text = super().format_help()
+        finally:
+            self.epilog = epilog
+        return f"{text}\n{epilog.strip(chr(10))}\n" if epilog else text
+
+
+def shipped_epilog(game: str | None = None) -> str:
+    """The ``--help`` section naming the policies shipped inside the package (of ``game``, or all),
+    each usable wherever an agent is named, and where the rule book is."""
+    from agents.shipped import listing
+
+    return f"shipped policies (usable wherever an agent is named):\n{listing(game)}\n\n{RULES_POINTER}"
+
+
+RULES_POINTER = "the rules: trash-play --rules prints the rule book (RULES.md, R1-R15), installed with the package"
 
 
 def one_line(text: str) -> str:

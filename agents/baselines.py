@@ -79,7 +79,7 @@ class CountingAgent(PolicyAgent):
     often discarded late. Like greedy it takes a playable discard and always
     displaces a wild (the displaced wild is re-placed by the same count).
 
-    Measured against greedy it is within noise (README, ladder): a wild-filled
+    Measured against greedy it is within noise (docs/evaluation.md, the ladder): a wild-filled
     slot still accepts its own rank, which displaces the wild onward, so the
     slot a wild covers changes little about which future cards make progress.
     """

@@ -62,6 +62,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, SeatView
+from trash_env.extras import missing_extra
 from trash_env.files import atomic_path, open_zip, read_zip_member
 from trash_env.games import GAMES, game_of
 
@@ -89,7 +90,7 @@ def _require_training_extra() -> None:
         import stable_baselines3  # noqa: F401
         import torch  # noqa: F401
     except ImportError as error:
-        raise ImportError(f"learned policies need the train extra: pip install -e '.[train]' ({error})") from None
+        raise missing_extra("learned policies", "train", error) from None
 
 
 def algorithms() -> dict[str, Any]:

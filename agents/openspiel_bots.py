@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, SeatView
+from trash_env.extras import missing_extra
 from trash_env.games import game_of
 
 try:
@@ -38,7 +39,7 @@ try:
 
     from trash_env import openspiel as osp
 except ImportError as error:  # pragma: no cover - the extra is missing
-    raise ImportError("the OpenSpiel agents need the openspiel extra: pip install 'trash-rl[openspiel]'") from error
+    raise missing_extra("the OpenSpiel agents", "openspiel", error) from None
 
 from trash_env.neighbor import rules as neighbor
 from trash_env.trash.belief import sample_hidden_state

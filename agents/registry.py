@@ -8,8 +8,9 @@ With the ``openspiel`` extra, OpenSpiel's Python search bots (:mod:`agents.opens
 baselines: no tool picks them by default): ``openspiel_mcts`` (Help Your Neighbor) and
 ``openspiel_ismcts`` (Trash), with integer options ``simulations``, ``rollouts``, ``uct_c`` and
 ``seed`` (``openspiel_mcts:simulations=100``).
-In either game, a trained policy by file path (``train.py``'s ``.zip``, or the
-folder ``train_rllib.py`` exports).
+In either game, a trained policy by file path (``train.py``'s ``.zip``, a NumPy ``.npz``, or the
+folder ``train_rllib.py`` exports), or a policy shipped inside the package by name
+(``shipped:standard-2p``; :mod:`agents.shipped` lists them).
 
 The names every tool picks by default are here too, per game: :data:`DEFAULT_OPPONENT`,
 :data:`DEFAULT_BASELINES` and :data:`SCORED_BASELINES`.
@@ -22,10 +23,12 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from agents import shipped
 from agents.base import Agent
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
 from agents.heuristic import NeighborHeuristic, NeighborRoller
 from agents.optimal import OptimalAgent
+from trash_env.extras import extra_of, needs_extra, top_module
 from trash_env.games import get_game
 
 
@@ -77,8 +80,9 @@ def _openspiel_agent(name: str, game_name: str) -> Callable[..., Agent]:
         raise ValueError(f"agent {name!r} plays {plays}, not {game_name}")
     try:
         from agents import openspiel_bots
-    except ImportError:
-        raise ValueError(f"agent {name!r} needs OpenSpiel: pip install 'trash-rl[openspiel]'") from None
+    except ImportError as error:  # pyspiel missing (or the whole module blocked)
+        missing = top_module(error.name) if extra_of(error) else None
+        raise ValueError(needs_extra(f"agent {name!r}", "openspiel", missing)) from None
     return getattr(openspiel_bots, class_name)
 
 
@@ -103,9 +107,39 @@ def _best_response(spec: str, game_name: str) -> Agent:
     return agent
 
 
+def _policy_file(path: str, name: str | None = None) -> Agent:
+    """The policy saved at ``path``: an RLlib folder, a NumPy ``.npz`` or an SB3 ``.zip``, weights only."""
+    if Path(path).is_dir():
+        from agents.rllib_policy import RLlibAgent, is_rllib_policy
+
+        if not is_rllib_policy(path):
+            raise ValueError(f"{path!r} is a folder but not an RLlib policy exported by train_rllib.py")
+        return RLlibAgent.load(path, name=name)
+    if not Path(path).exists():  # said before the train extra is needed to read one
+        raise ValueError(f"policy file {path!r} does not exist")
+    if path.endswith(".npz"):  # a NumPy policy: a value table or a LinearAgent, weights only
+        from agents.value_table import load_npz
+
+        return load_npz(path, name=name)
+    from agents.learned import LearnedAgent
+
+    return LearnedAgent.load(path, name=name)
+
+
+def _shipped(spec: str, game_name: str) -> Agent:
+    """``shipped:NAME``: a policy shipped inside the package (:mod:`agents.shipped`), named by its spec."""
+    policy = shipped.shipped_policy(spec)
+    if policy.game != game_name:
+        raise ValueError(f"{spec} plays {policy.game}, not {game_name} (give --game {policy.game})")
+    agent = _policy_file(str(policy.path), name=policy.spec)
+    agent.spec = policy.spec
+    return agent
+
+
 def make_agent(spec: str, game: str = "trash") -> Agent:
     """An agent of ``game`` from its spec: a baseline name, optionally with
-    ``:key=value,...`` options, or the path of a policy file saved by ``train.py`` (a ``.zip``).
+    ``:key=value,...`` options, the path of a policy file (``train.py``'s ``.zip``, a ``.npz``, an
+    RLlib folder), or ``shipped:NAME``, a policy shipped inside the package (:mod:`agents.shipped`).
 
         >>> make_agent("greedy").name
         'greedy'
@@ -116,30 +150,20 @@ def make_agent(spec: str, game: str = "trash") -> Agent:
     baselines = BASELINES_BY_GAME[game_name]
     if spec.startswith(f"{BEST_RESPONSE}:"):
         return _best_response(spec, game_name)
+    if spec.startswith(shipped.PREFIX):
+        return _shipped(spec, game_name)
     name, _, options = spec.partition(":")
-    if name not in baselines and Path(spec).is_dir():
-        from agents.rllib_policy import RLlibAgent, is_rllib_policy
-
-        if not is_rllib_policy(spec):
-            raise ValueError(f"{spec!r} is a folder but not an RLlib policy exported by train_rllib.py")
-        return RLlibAgent.load(spec)
-    if name not in baselines and (spec.endswith(".zip") or Path(spec).is_file()):
-        if not Path(spec).exists():  # said before the train extra is needed to read one
-            raise ValueError(f"policy file {spec!r} does not exist")
-        if spec.endswith(".npz"):  # a NumPy policy: a value table or a LinearAgent, weights only
-            from agents.value_table import load_npz
-
-            return load_npz(spec)
-        from agents.learned import LearnedAgent
-
-        return LearnedAgent.load(spec)
+    if name not in baselines and (Path(spec).is_dir() or spec.endswith(".zip") or Path(spec).is_file()):
+        return _policy_file(spec)
     if name in OPENSPIEL_AGENTS:
         factory = _openspiel_agent(name, game_name)
     elif name in baselines:
         factory = baselines[name]
     else:
+        ours = ", ".join(policy.spec for policy in shipped.SHIPPED.values() if policy.game == game_name)
         raise ValueError(
-            f"unknown agent {spec!r} for {game_name}: baselines are {sorted(baselines)}, or give a policy file (.zip)"
+            f"unknown agent {spec!r} for {game_name}: baselines are {sorted(baselines)}, or give a policy file "
+            f"(.zip, .npz) or a shipped policy ({ours})"
         )
     kwargs: dict[str, int] = {}
     for item in filter(None, options.split(",")):

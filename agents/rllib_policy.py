@@ -58,6 +58,7 @@ from agents.learned import (
     describe_policy,
     parse_json,
 )
+from trash_env.extras import missing_extra
 from trash_env.files import atomic_folder, open_zip, read_bounded, read_zip_member
 
 ALGORITHM = "RLlib PPO"
@@ -236,7 +237,7 @@ class RLlibAgent(Agent):
         try:
             import ray.rllib  # noqa: F401
         except ImportError as error:
-            raise ImportError(f"RLlib policies need the rllib extra: pip install -e '.[rllib]' ({error})") from None
+            raise missing_extra("RLlib policies", "rllib", error) from None
         module = build_module(Path(path), metadata)
         return cls(module, metadata, name=name or str(path), path=str(path))
 

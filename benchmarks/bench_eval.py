@@ -60,7 +60,7 @@ def search_cost(spec: str, config: trash_env.RulesConfig, hands: int, seed: int)
     return 1000 * timed.seconds / timed.decisions
 
 
-SHIPPED_POLICY = str(Path(__file__).resolve().parents[1] / "policies" / "standard_2p_maskable_ppo.zip")
+SHIPPED_POLICY = str(Path(__file__).resolve().parents[1] / "agents" / "policies" / "standard_2p_maskable_ppo.zip")
 
 
 def timed_run(

@@ -41,7 +41,7 @@ from trash_env.neighbor.solver import (
 )
 
 FULL = (1 << len(TOTALS)) - 1  # every marker covered: the game is over
-POLICY = Path(__file__).resolve().parents[1] / "policies" / "help_your_neighbor_2p_maskable_ppo.zip"
+POLICY = Path(__file__).resolve().parents[1] / "agents" / "policies" / "help_your_neighbor_2p_maskable_ppo.zip"
 
 
 def timed(call):

@@ -20,7 +20,7 @@ import trash_env
 from agents.evaluation.duplicate import run_pairings
 from agents.evaluation.stats import Interval, deal_scores, pair_summaries
 
-SHIPPED = Path(__file__).resolve().parents[1] / "policies" / "standard_2p_maskable_ppo.zip"
+SHIPPED = Path(__file__).resolve().parents[1] / "agents" / "policies" / "standard_2p_maskable_ppo.zip"
 
 
 def main() -> None:

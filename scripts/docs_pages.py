@@ -2,7 +2,7 @@
 
 - ``docs/environments/*.md``: each environment's page is its module's docstring (the
   PettingZoo-style page ``help(trash_env.trash.env)`` prints), with reST roles turned into Markdown.
-- ``docs/rules.md``: the rule book, ``RULES.md``.
+- ``docs/rules.md``: the rule book, ``trash_env/RULES.md``.
 - ``docs/index.md``: the site's home page, the README (links into ``docs/`` made relative).
 - ``docs/project-layout.md``: the tree of the two packages, each folder and module with the first
   sentence of its docstring, and what the other top-level folders hold.
@@ -55,15 +55,21 @@ def environment_page(module_name: str, title: str | None) -> str:
 
 
 def rules_page() -> str:
-    note = "<!-- generated from RULES.md by scripts/docs_pages.py: edit RULES.md -->"
-    return f"{note}\n\n{(ROOT / 'RULES.md').read_text().rstrip()}\n"
+    note = "<!-- generated from trash_env/RULES.md by scripts/docs_pages.py: edit trash_env/RULES.md -->"
+    return f"{note}\n\n{(ROOT / 'trash_env' / 'RULES.md').read_text().rstrip()}\n"
+
+
+REPOSITORY = "https://github.com/trash-rl/trash-rl"  # pyproject.toml's [project.urls] Source
+BLOB, RAW = f"{REPOSITORY}/blob/main/", "https://raw.githubusercontent.com/trash-rl/trash-rl/main/"
 
 
 def index_page() -> str:
-    """The README as the site's home page: its links into ``docs/`` and to the rule book made
-    relative to ``docs/``."""
+    """The README as the site's home page: its absolute links into ``docs/`` (which a package index
+    needs) and to the rule book made relative to ``docs/``; links to other files of the repository
+    stay absolute."""
     text = (ROOT / "README.md").read_text()
-    text = re.sub(r"\]\(docs/", "](", text).replace('src="docs/', 'src="').replace("](RULES.md)", "](rules.md)")
+    text = text.replace(f"]({BLOB}trash_env/RULES.md)", "](rules.md)")
+    text = text.replace(f"]({BLOB}docs/", "](").replace(f"]({RAW}docs/", "](").replace(f'src="{RAW}docs/', 'src="')
     return f"<!-- generated from README.md by scripts/docs_pages.py: edit README.md -->\n\n{text}"
 
 
@@ -74,7 +80,6 @@ FOLDERS = {
     "benchmarks": "speed and strength figures, each a script that prints its numbers (`make bench`)",
     "scripts": "the generated pages and tables of the docs and the README, and the mutation pass over the rules cores",
     "examples": "a NumPy learner plugged into the benchmark suite through its interface",
-    "policies": "trained policies shipped with the package, each with its evaluation",
     "docs": (
         "this site (MkDocs); `docs/results/` holds the published benchmark results (protocol v2),"
         " `docs/results-v1/` the superseded protocol-v1 ones"
@@ -127,8 +132,12 @@ def layout_page() -> str:
         lines += layout_lines(ROOT / package)
     lines += [
         "",
+        "Data installed with the packages: `trash_env/RULES.md` (the rule book: `trash-play --rules`), "
+        "`agents/policies/` (the trained policies shipped with the package, `shipped:NAME`, with their cards), "
+        "`trash_env/rendering/fonts/` and `agents/commands/web/static/`.",
+        "",
         "At the top of the repository: `train.py` and `train_rllib.py` (the commands `trash-train` and "
-        "`trash-train-rllib` as scripts), `RULES.md` (the rule book), `pyproject.toml`, `Makefile`, and",
+        "`trash-train-rllib` as scripts), `pyproject.toml`, `Makefile`, `LICENSE`, and",
         "",
     ]
     lines += [f"- `{name}/`: {text}" for name, text in FOLDERS.items()]

@@ -2,7 +2,7 @@
 
 - ``docs/media/trash_table.png`` and ``docs/media/neighbor_table.png``: a table of each game, as
   ``render_mode="rgb_array"`` draws it, from seeded games part-way through.
-- ``docs/media/policy_vs_greedy.mp4``: the shipped policy (``policies/standard_2p_maskable_ppo.zip``)
+- ``docs/media/policy_vs_greedy.mp4``: the shipped policy (``shipped:standard-2p``)
   playing hands against ``greedy`` in ``TrashSingleAgent-v0``, recorded by Gymnasium's own
   ``RecordVideo`` wrapper (needs moviepy), and ``policy_vs_greedy.gif``, the same video as a GIF for
   the README (its frames read with moviepy, written by Pillow).
@@ -48,7 +48,7 @@ def video(seed: int = 3, frames: int = 40) -> None:
 
     from moviepy import VideoFileClip
 
-    policy = LearnedAgent.load(ROOT / "policies" / "standard_2p_maskable_ppo.zip")
+    policy = LearnedAgent.load(ROOT / "agents" / "policies" / "standard_2p_maskable_ppo.zip")
     greedy = [make_agent("greedy")]
     env = gymnasium.make("TrashSingleAgent-v0", opponents=greedy, learner_seat=0, render_mode="rgb_array")
     folder = str(Path(tempfile.mkdtemp()) / "video")  # a new folder: RecordVideo warns about a used one

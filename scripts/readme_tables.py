@@ -25,13 +25,20 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agents.bench.markdown import splice, table  # noqa: E402
+from agents.shipped import canonical_names  # noqa: E402
 from trash_env.files import write_text  # noqa: E402
 
-POLICY = "policies/help_your_neighbor_2p_maskable_ppo.zip"
+POLICY = "shipped:hyn-2p-maskable-ppo"
+
+
+def _read(path: Path) -> Any:
+    """A result file, a shipped policy named by the path it had before the policies were package data
+    (``policies/X.zip``) named by its spec (``shipped:NAME``), as later files name it."""
+    return canonical_names(json.loads(path.read_text()))
 
 
 def _load(name: str) -> dict[str, Any]:
-    return json.loads((ROOT / "docs" / name).read_text())
+    return _read(ROOT / "docs" / name)
 
 
 def _name(agent: str) -> str:
@@ -192,6 +199,48 @@ def leaderboard_summary() -> str:
     return summary(leaderboard())
 
 
+MASKLESS = ("ppo", "a2c", "dqn", "qrdqn")  # the built-ins that do not read the action mask (agents.bench.algorithms)
+SATURATED = 0.95  # a task's best learner at this normalised score or more has reached its reference agent
+
+
+def _listing(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def leaderboard_findings() -> str:
+    """The README's reading of the leaderboard, every figure from ``docs/results/leaderboard.json``: on
+    how many tasks the best learner reaches the reference agent, where the headroom is (each such
+    task's best learner), what the learners without masks reach, and the open-budget track's best."""
+    sections = _load("results/leaderboard.json")["sections"]
+    full, open_budget = sections[0], sections[1:]
+    algorithms = full["algorithms"]
+    tasks = full["aggregates"][0]["tasks"]
+    best = {
+        task: max((runs["tasks"][task]["mean"], name) for name, runs in algorithms.items() if task in runs["tasks"])
+        for task in tasks
+    }
+    saturated = [task for task in tasks if best[task][0] >= SATURATED]
+    headroom = [f"`{task}` (best: `{name}`, {score:.2f})" for task, (score, name) in best.items() if score < SATURATED]
+    aggregates = full["aggregates"][0]["algorithms"]
+    masked = max((aggregates[name]["IQM"]["point"], name) for name in aggregates if name not in MASKLESS)
+    maskless = max((aggregates[name]["IQM"]["point"], name) for name in aggregates if name in MASKLESS)
+    text = (
+        f"In short, at the full budget: the best learner reaches the reference agent ({SATURATED:.2f} or more) on "
+        f"{len(saturated)} of the {len(tasks)} tasks. What is left to learn is in {_listing(headroom)}. Without "
+        f"masks, {_listing([f'`{name}`' for name in MASKLESS])} spend their budget learning which moves are legal: "
+        f"the best of them, `{maskless[1]}`, has an IQM of {maskless[0]:.2f} against `{masked[1]}`'s {masked[0]:.2f}."
+    )
+    longer = [
+        f"`{name}` {score['mean']:.2f} on `{task}` ({section['budget_fraction']:g} times the budget)"
+        for section in open_budget
+        for name, scores in section["algorithms"].items()
+        for task, score in scores["tasks"].items()
+    ]
+    if longer:
+        text += f" On the open-budget track: {_listing(longer)}."
+    return text + "\n"
+
+
 def headline_speed() -> str:
     """The README's headline speed figures, from what ``make bench`` measured (``docs/speed/*.json``,
     written by the scripts of ``benchmarks/``), each row saying its settings."""
@@ -228,6 +277,33 @@ def headline_speed() -> str:
     machine = env["machine"]
     note = f"\nMeasured by `make bench` on {machine['cpu']}, {machine['cores']} cores, {env['date']}.\n"
     return table(["", "per second"], rows).rstrip("\n") + "\n" + note
+
+
+def compile_cost() -> str:
+    """What the first use costs in a new environment (``benchmarks/compile_cost.py``, written to
+    ``docs/speed/compile.json``): each part's compile, and a first command cold, warm and after warm-up."""
+    data = _load("speed/compile.json")
+    figures, machine = data["figures"], data["machine"]
+    rows = [
+        [f"compiling {part}", f"{seconds:.1f} s", f"{figures['warmup_parts_cached'][part]:.1f} s"]
+        for part, seconds in figures["warmup_parts_cold"].items()
+    ]
+    rows.append(["`trash-bench warmup`, all of it", f"{figures['warmup_cold_seconds']:.1f} s",
+                 f"{figures['warmup_cached_seconds']:.1f} s"])  # fmt: skip
+    first = [
+        ["from an empty cache (the notice is printed)", f"{figures['first_command_cold_seconds']:.1f} s"],
+        ["again", f"{figures['first_command_again_seconds']:.1f} s"],
+        ["from an empty cache after `trash-bench warmup`", f"{figures['first_command_after_warmup_seconds']:.1f} s"],
+    ]
+    where = f"{machine['cpu']}, {machine['cores']} cores, {data['date']}"
+    note = f"\nMeasured by `python benchmarks/compile_cost.py` on {where}.\n"
+    return (
+        table(["", "from an empty cache", "from the cache"], rows)
+        + f"\n`{figures['first_command']}`, a first command:\n\n"
+        + table(["", "wall time"], first).rstrip("\n")
+        + "\n"
+        + note
+    )
 
 
 def default_training() -> str:
@@ -569,9 +645,9 @@ def openspiel_cfr() -> str:
     )
 
 
-STRONG_POLICY = "policies/help_your_neighbor_2p_tabular_td.npz"
+STRONG_POLICY = "shipped:hyn-2p"
 STRONG_RESULT = "docs/results/hyn-2p/tabular_td/fraction_1000.0/seed_0.json"  # the run the policy is from
-STRONG_EXACT = "policies/help_your_neighbor_2p_tabular_td.json"  # trash-evaluate --exact --exploitability
+STRONG_EXACT = "agents/policies/help_your_neighbor_2p_tabular_td.json"  # trash-evaluate --exact --exploitability
 ABLATION = {
     "recipe": "the recipe (all parts)",
     "no-exploration": "without exploration (epsilon 0)",
@@ -592,7 +668,7 @@ def _commit(result: dict[str, Any]) -> str:
 
 def strong_neighbor_card() -> str:
     """The shipped ``tabular_td`` policy's card: how it was trained, from its benchmark result file."""
-    result = json.loads((ROOT / STRONG_RESULT).read_text())
+    result = _read(ROOT / STRONG_RESULT)
     provenance, commit = result["provenance"], _commit(result)
     final, roller = result["final"], result["heldout"][0]
     rows = [
@@ -613,7 +689,7 @@ def strong_neighbor_card() -> str:
 
 def strong_neighbor_exact() -> str:
     """The shipped ``tabular_td`` policy against every baseline, exactly, with its exploitability."""
-    data = json.loads((ROOT / STRONG_EXACT).read_text())
+    data = _read(ROOT / STRONG_EXACT)
     rows = []
     for pair in data["pairs"]:
         if STRONG_POLICY not in (pair["first"], pair["second"]):
@@ -625,7 +701,7 @@ def strong_neighbor_exact() -> str:
     gaps = {gap["agent"]: gap for gap in data["gaps"]}
     exploits = {row["agent"]: row for row in data.get("exploitability", [])}
     rows = []
-    for agent in (STRONG_POLICY, "heuristic", "policies/help_your_neighbor_2p_maskable_ppo.zip", "random"):
+    for agent in (STRONG_POLICY, "heuristic", POLICY, "random"):
         if agent not in gaps:
             continue
         gap, exploit = gaps[agent], exploits.get(agent)
@@ -651,14 +727,14 @@ def strong_neighbor_exact() -> str:
 def strong_neighbor_headline() -> str:
     """The README's two lines: the shipped ``tabular_td`` policy's and ``heuristic``'s exact loss to
     optimal play and exploitability, with what training cost."""
-    data = json.loads((ROOT / STRONG_EXACT).read_text())
-    result = json.loads((ROOT / STRONG_RESULT).read_text())
+    data = _read(ROOT / STRONG_EXACT)
+    result = _read(ROOT / STRONG_RESULT)
     gaps = {gap["agent"]: gap for gap in data["gaps"]}
     exploits = {row["agent"]: row for row in data.get("exploitability", [])}
     rows = []
     for agent, cost in (
         (STRONG_POLICY, f"{result['counted_steps'] / 1e6:.0f}M timesteps, {result['wall_seconds'] / 60:.0f} min"),
-        ("policies/help_your_neighbor_2p_maskable_ppo.zip", "300k timesteps (MaskablePPO)"),
+        (POLICY, "300k timesteps (MaskablePPO)"),
         ("heuristic", "hand-written"),
     ):
         if agent in gaps:
@@ -711,7 +787,7 @@ def strong_pagat_match() -> str:
     for path in sorted(folder.rglob("seed_*.json"), key=lambda p: (len(p.parts), p.as_posix())):
         if "policy" in path.name:
             continue
-        result = json.loads(path.read_text())
+        result = _read(path)
         final = result["final"]
         curve = ", ".join(f"{point['score']:+.2f}" for point in result["curve"][1:])
         rows.append(
@@ -766,12 +842,12 @@ def strong_neighbor_ablation() -> str:
     return table(header, rows) + f"\nSeed {data['seed']}; {machine['cpu']}, one core each (Numba one thread).\n"
 
 
-PAGAT_POLICY = "policies/pagat_4p_match_kickstart.zip"
+PAGAT_POLICY = "shipped:pagat-4p-match"
 PAGAT_RUNS = "docs/results/trash-pagat-4p-match/maskable_ppo_kickstart/fraction_5.0"  # the recipe's runs
 PAGAT_RESULT = f"{PAGAT_RUNS}/seed_0.json"  # the run the shipped policy is from
 PAGAT_EVALUATION = (  # trash-evaluate ... --match --json: the baselines, then `search` on fewer deals (slow)
-    "policies/pagat_4p_match_kickstart.json",
-    "policies/pagat_4p_match_kickstart_search.json",
+    "agents/policies/pagat_4p_match_kickstart.json",
+    "agents/policies/pagat_4p_match_kickstart_search.json",
 )
 STANDARD_RUNS = "docs/results/trash-standard-2p/maskable_ppo_kickstart/fraction_10.0"
 PAGAT_ABLATION = "docs/results-strong/trash-pagat-4p-match"  # python benchmarks/strong_pagat.py
@@ -829,7 +905,7 @@ PAGAT_HEADER = [
 
 def _seed_results(folder: str) -> list[dict[str, Any]]:
     """The result files of a folder of runs (``seed_N.json``), in seed order."""
-    return [json.loads(path.read_text()) for path in sorted((ROOT / folder).glob("seed_*.json"))]
+    return [_read(path) for path in sorted((ROOT / folder).glob("seed_*.json"))]
 
 
 def _kickstart_runs(folder: str) -> str:
@@ -854,7 +930,7 @@ def strong_standard_runs() -> str:
 
 def strong_pagat_card() -> str:
     """The shipped four-player ``pagat`` match policy's card: how it was trained, from its result file."""
-    result = json.loads((ROOT / PAGAT_RESULT).read_text())
+    result = _read(ROOT / PAGAT_RESULT)
     provenance, commit = result["provenance"], _commit(result)
     final, held = result["final"], result["heldout"][0]
     runs = len(_seed_results(PAGAT_RUNS))
@@ -879,7 +955,7 @@ def strong_pagat_evaluation() -> str:
     (``trash-evaluate ... --match --json``; ``search`` in a file of its own, on fewer deals)."""
     pairs = []
     for name in PAGAT_EVALUATION:
-        pairs.extend(json.loads((ROOT / name).read_text())["pairs"])
+        pairs.extend(_read(ROOT / name)["pairs"])
     rows = []
     for pair in pairs:
         if PAGAT_POLICY not in (pair["first"], pair["second"]):
@@ -898,11 +974,11 @@ def strong_pagat_evaluation() -> str:
 def strong_pagat_ablation() -> str:
     """``benchmarks/strong_pagat.py``'s variants beside the recipe's shipped run, each one seed at five
     times the budget, from their result files."""
-    rows = [_pagat_row("the recipe (`maskable_ppo_kickstart`)", json.loads((ROOT / PAGAT_RESULT).read_text()))]
+    rows = [_pagat_row("the recipe (`maskable_ppo_kickstart`)", _read(ROOT / PAGAT_RESULT))]
     for name, label in PAGAT_VARIANTS.items():
         path = ROOT / PAGAT_ABLATION / name / "fraction_5.0" / "seed_0.json"
         if path.exists():
-            rows.append(_pagat_row(label, json.loads(path.read_text())))
+            rows.append(_pagat_row(label, _read(path)))
     return table(["variant", *PAGAT_HEADER[1:]], rows)
 
 
@@ -920,6 +996,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "suite-tasks": suite_tasks,
     "leaderboard": leaderboard,
     "leaderboard-summary": leaderboard_summary,
+    "leaderboard-findings": leaderboard_findings,
+    "compile-cost": compile_cost,
     "neighbor-exact-pairs": neighbor_exact_pairs,
     "neighbor-exact-gaps": neighbor_exact_gaps,
     "neighbor-optimal-ladder": neighbor_optimal_ladder,
@@ -953,9 +1031,9 @@ def regenerate(text: str) -> tuple[str, list[str]]:
 
 
 def documents() -> list[Path]:
-    """README.md, every docs page and every policy card (``policies/*.md``) that holds a generated table."""
+    """README.md, every docs page and every policy card (``agents/policies/*.md``) that holds a generated table."""
     pages = sorted(path for path in (ROOT / "docs").rglob("*.md") if "<!-- table:" in path.read_text())
-    cards = sorted(path for path in (ROOT / "policies").glob("*.md") if "<!-- table:" in path.read_text())
+    cards = sorted(path for path in (ROOT / "agents" / "policies").glob("*.md") if "<!-- table:" in path.read_text())
     return [ROOT / "README.md", *pages, *cards]
 
 

@@ -43,10 +43,12 @@ from typing import Any
 
 import numpy as np
 
+from trash_env.extras import missing_extra
+
 try:
     import pyspiel
 except ImportError as error:  # pragma: no cover - the extra is missing
-    raise ImportError("trash_env.openspiel needs the openspiel extra: pip install 'trash-rl[openspiel]'") from error
+    raise missing_extra("trash_env.openspiel", "openspiel", error) from None
 
 from trash_env.kernel import check_action
 from trash_env.neighbor import rules as neighbor

@@ -9,6 +9,7 @@ breakdown; optionally writes JSON, CSV (one row per game) and a PNG plot of the
 ratings.
 
     trash-evaluate greedy random --deals 2000
+    trash-evaluate greedy shipped:standard-2p
     trash-evaluate random greedy counter search --deals 2000 --workers 2 \\
         --json runs/ladder.json --csv runs/ladder.csv --plot runs/ladder.png
     trash-evaluate search:samples=64 greedy --preset pagat --num-players 4 --match
@@ -19,8 +20,9 @@ ratings.
 
 Agents are baseline names (Trash: random, greedy, counter, search, with options
 as ``search:samples=64,rollouts=2``; Help Your Neighbor: random, heuristic, and
-with two players optimal and ``best_response:SPEC``) or policy files saved by
-``train.py`` (``policies/standard_2p_maskable_ppo.zip``).
+with two players optimal and ``best_response:SPEC``), policy files (``train.py``'s ``.zip``, a
+NumPy ``.npz``, an RLlib folder), or the policies shipped inside the package by name
+(``shipped:standard-2p``; ``--help`` lists them).
 
 ``--exact`` (two-player Help Your Neighbor) computes instead of sampling: every pair's
 expected score and each agent's loss to optimal play; ``--exploitability`` adds each agent's
@@ -45,6 +47,7 @@ from agents.arguments import (
     fail,
     program_name,
     rules_config,
+    shipped_epilog,
 )
 from agents.evaluation.duplicate import check_pairings, round_robin, run_tournament
 from agents.evaluation.games import GameResult
@@ -63,12 +66,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         prog=program_name(COMMAND),
         description="Duplicate-deal tournaments between Trash (or Help Your Neighbor) agents, "
         "with 95% intervals over deals.",
+        epilog=shipped_epilog(),
     )
     parser.add_argument(
         "agents",
         nargs="+",
         help="agent specs: random, greedy, counter, search[:samples=N,...] (Help Your Neighbor: random, "
-        "heuristic), or a policy .zip",
+        "heuristic, roller, optimal, best_response:AGENT), a policy file (.zip, .npz, an RLlib folder) or "
+        "shipped:NAME (below)",
     )
     parser.add_argument("--game", default="trash", choices=sorted(GAMES), help="the game (default trash)")
     parser.add_argument("--preset", default="standard", choices=sorted(PRESETS), help="rules preset (R11, Trash)")

@@ -1,8 +1,8 @@
 """Record one game between agents, as a game record, an HTML replay and an animated GIF:
 ``trash-record AGENT AGENT [AGENT ...]``.
 
-    trash-record greedy policies/standard_2p_maskable_ppo.zip --gif game.gif --html game.html
-    trash-record heuristic policies/help_your_neighbor_2p_maskable_ppo.zip \\
+    trash-record greedy shipped:standard-2p --gif game.gif --html game.html
+    trash-record heuristic shipped:hyn-2p-maskable-ppo \\
         --game help_your_neighbor --html neighbor.html
     trash-record greedy counter search --preset pagat --match --seed 3 --json match.json
 
@@ -32,6 +32,7 @@ from agents.arguments import (
     fail,
     program_name,
     rules_config,
+    shipped_epilog,
 )
 from agents.evaluation.duplicate import record_game
 from agents.processes import set_threads
@@ -45,7 +46,7 @@ COMMAND = "trash-record"
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    parser = ArgumentParser(prog=program_name(COMMAND), description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog=program_name(COMMAND), description=__doc__.splitlines()[0], epilog=shipped_epilog())
     parser.add_argument("agents", nargs="+", help="an agent spec per seat (as agents.commands.evaluate takes them)")
     parser.add_argument("--game", default="trash", choices=sorted(GAMES), help="the game (default trash)")
     parser.add_argument("--preset", default="standard", choices=sorted(PRESETS), help="rules preset (R11, Trash)")

@@ -32,7 +32,7 @@ Ctrl-C or SIGTERM stops after the current iteration, saves a checkpoint and
 the policy so far, writes the progress, logs the command that resumes the
 run and exits with 128 + the signal number; a second Ctrl-C exits at once.
 
-Needs the ``rllib`` extra (``pip install -e '.[rllib]'``).
+Needs the ``rllib`` extra (``pip install 'trash-rl[rllib]'``).
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ checkpoint and the policy so far, writes the history and learning curve, logs
 the command that resumes the run and exits with 128 + the signal number (130
 for Ctrl-C); a second Ctrl-C exits at once. Every file is written atomically.
 
-Needs the ``train`` and ``eval`` extras (``pip install -e '.[train,eval]'``).
+Needs the ``train`` extra (``pip install 'trash-rl[train]'``, which brings ``eval`` too).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from agents.commands import evaluate, play  # noqa: E402
 from agents.learned import METADATA_LIMIT, METADATA_NAME, LearnedAgent, read_metadata  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED_POLICY = ROOT / "policies" / "standard_2p_maskable_ppo.zip"
+SHIPPED_POLICY = ROOT / "agents" / "policies" / "standard_2p_maskable_ppo.zip"
 GIB = 1 << 30
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -55,7 +55,7 @@ from trash_env.trash import config as trash_config
 from trash_env.view import SeatView
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED_POLICY = ROOT / "policies" / "standard_2p_maskable_ppo.zip"
+SHIPPED_POLICY = ROOT / "agents" / "policies" / "standard_2p_maskable_ppo.zip"
 GAME = "help_your_neighbor"
 ENV_NAME = "help_your_neighbor_v0"
 ALL = set(TOTALS)

@@ -34,7 +34,7 @@ from trash_env.single_agent import TrashSingleAgentEnv  # noqa: E402
 from trash_env.trash.config import make_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED_POLICY = ROOT / "policies" / "standard_2p_maskable_ppo.zip"
+SHIPPED_POLICY = ROOT / "agents" / "policies" / "standard_2p_maskable_ppo.zip"
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 

@@ -17,7 +17,7 @@ from agents.registry import make_agent
 from trash_env.single_agent import NeighborSingleAgentEnv, TrashSingleAgentEnv
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED_POLICY = str(ROOT / "policies" / "standard_2p_maskable_ppo.zip")
+SHIPPED_POLICY = str(ROOT / "agents" / "policies" / "standard_2p_maskable_ppo.zip")
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from agents.linear import LinearAgent
 from agents.registry import make_agent
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED = ROOT / "policies" / "standard_2p_maskable_ppo.zip"
+SHIPPED = ROOT / "agents" / "policies" / "standard_2p_maskable_ppo.zip"
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 

@@ -498,7 +498,7 @@ def test_snapshots_in_the_batched_vector_env_only_play_legal_moves() -> None:
     from agents.learned import LearnedAgent
     from trash_env.trash.vec_env import TrashVecEnv
 
-    shipped = LearnedAgent.load(ROOT / "policies" / "standard_2p_maskable_ppo.zip", name="snapshot")
+    shipped = LearnedAgent.load(ROOT / "agents" / "policies" / "standard_2p_maskable_ppo.zip", name="snapshot")
 
     class Checked:
         batchable, name = True, "checked"

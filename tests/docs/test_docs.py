@@ -47,13 +47,69 @@ def test_the_generated_pages_are_current() -> None:
     assert load_script("scripts/docs_pages").main(["--check"]) == 0, "run python scripts/docs_pages.py"
 
 
+def repository_url() -> str:
+    """The repository's address, as ``pyproject.toml``'s ``[project.urls]`` gives it."""
+    tomllib = pytest.importorskip("tomllib")
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Source"]
+
+
 def test_the_readme_is_a_landing_page() -> None:
     """Well under 200 lines, and every docs page is one click away from it."""
     text = (ROOT / "README.md").read_text()
     assert len(text.splitlines()) < 200
     pages = {p.relative_to(ROOT).as_posix() for p in PAGES}
-    linked = set(re.findall(r"\]\((docs/[^)#]+\.md)", text))
+    linked = set(re.findall(rf"\]\({re.escape(repository_url())}/blob/main/(docs/[^)#]+\.md)", text))
     assert pages <= linked, f"pages the README does not link: {sorted(pages - linked)}"
+
+
+def test_every_link_of_the_readme_is_absolute_and_names_a_file_of_the_repository() -> None:
+    """The README is the package's long description on a package index, where a relative link or image
+    leads nowhere: each is absolute, and each into the repository names a file that exists (so a moved
+    page breaks this test, not a reader's click)."""
+    text = (ROOT / "README.md").read_text()
+    targets = re.findall(r"\]\(([^)\s]+)\)", text) + re.findall(r'src="([^"]+)"', text)
+    assert len(targets) > 20
+    relative = [target for target in targets if not re.match(r"https?://", target)]
+    assert relative == [], f"relative links in the README: {relative}"
+    base, raw = repository_url(), "https://raw.githubusercontent.com/" + repository_url().split("github.com/")[1]
+    for target in targets:
+        path = target.split("#")[0]
+        for prefix in (f"{base}/blob/main/", f"{base}/tree/main/", f"{raw}/main/"):
+            if path.startswith(prefix):
+                assert (ROOT / path.removeprefix(prefix)).exists(), f"the README links {target}, which does not exist"
+
+
+def prose(text: str) -> str:
+    """Markdown without its fenced code, its generated blocks (``<!-- table:NAME -->``), its HTML and its
+    link targets: the sentences a person wrote."""
+    text = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    text = re.sub(r"<!-- table:([\w-]+) -->.*?<!-- /table:\1 -->", "", text, flags=re.S)
+    text = re.sub(r"<[^>]+>", "", text)
+    return re.sub(r"\]\([^)]*\)", "]", text)
+
+
+@pytest.mark.parametrize("name", ["README.md", "docs/index.md"])
+def test_no_figure_from_a_result_file_is_typed_into_the_readme(name: str) -> None:
+    """Every score, interval or ratio in the README's prose comes from a result file through a generated
+    block (``scripts/readme_tables.py``), so a figure of a superseded sweep cannot stand beside the
+    current table (the v1 IQMs did, beside the v2 leaderboard). A figure is a decimal number; the
+    written prose has none."""
+    written = prose((ROOT / name).read_text())
+    figures = re.findall(r"(?<![\w.=-])[+-]?\d+\.\d+(?![\w.+])", written)  # not a version: Python 3.10+
+    assert figures == [], f"figures typed into {name}'s prose (generate them from their result file): {figures}"
+
+
+def test_the_readme_findings_are_the_leaderboards() -> None:
+    """The generated reading of the leaderboard names the tasks and scores of ``leaderboard.json``:
+    each task it calls unsolved has its best learner's score there, below the threshold."""
+    import json
+
+    tables = load_script("scripts/readme_tables")
+    findings = tables.leaderboard_findings()
+    section = json.loads((ROOT / "docs" / "results" / "leaderboard.json").read_text())["sections"][0]
+    for task, name, score in re.findall(r"`([\w-]+)` \(best: `(\w+)`, (\d\.\d\d)\)", findings):
+        assert f"{section['algorithms'][name]['tasks'][task]['mean']:.2f}" == score < f"{tables.SATURATED:.2f}"
+    assert findings in (ROOT / "README.md").read_text()
 
 
 PYTHON = blocks("python")
@@ -71,14 +127,14 @@ def test_a_python_example_runs(code: str, tmp_path, monkeypatch) -> None:
 
 
 def console_scripts() -> dict[str, str]:
-    """The package's console scripts (``trash-train`` ...) and the module each runs, from its metadata."""
+    """The package's installed console scripts (``trash-train`` ...) and the command module each runs
+    (:data:`agents.commands.console.COMMANDS`)."""
     from importlib.metadata import entry_points
 
-    return {
-        script.name: script.value.partition(":")[0]
-        for script in entry_points(group="console_scripts")
-        if script.name.startswith("trash-")
-    }
+    from agents.commands.console import COMMANDS
+
+    installed = {script.name for script in entry_points(group="console_scripts")}
+    return {name: f"agents.commands.{module}" for name, module in COMMANDS.items() if name in installed}
 
 
 SCRIPTS = console_scripts()

@@ -34,7 +34,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("mkdocs")
     folder = tmp_path_factory.mktemp("site")
     completed = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(folder)],
+        # no --quiet: it hides the warnings from --strict
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
         cwd=ROOT, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert completed.returncode == 0, completed.stderr

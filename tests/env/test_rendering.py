@@ -77,6 +77,42 @@ def test_the_trash_svg_shows_every_slot_as_the_state_has_it(kwargs) -> None:
         assert seen["shrunk"], "a match should shrink a layout in three games"
 
 
+def texts(svg: str) -> list[str]:
+    return ["".join(element.itertext()) for element in ET.fromstring(svg).iter(f"{SVG}text")]
+
+
+def test_the_trash_svg_labels_each_slot_and_counts_the_piles_in_cards() -> None:
+    """Each slot is labelled by the rank whose place it is (A .. 10, R2); the piles say what they are and
+    how many cards they hold ("discard pile", "1 card"), not a bare number that reads like a card."""
+    state = next(iter(states(trash_v0, 1, 2, num_players=2)))
+    svg = trash_svg(state)
+    labels = ["".join(e.itertext()) for e in ET.fromstring(svg).iter(f"{SVG}text") if e.get("fill") == COLOURS["label"]]
+    assert labels == ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10"]
+    written = texts(svg)
+    assert "stock" in written and "discard pile" in written
+    assert f"{len(state.stock)} cards" in written
+    assert f"{len(state.discard)} card{'' if len(state.discard) == 1 else 's'}" in written
+
+
+def test_reveal_lays_every_face_down_card_open_and_nothing_else_changes() -> None:
+    """``reveal`` (a finished hand) draws the card under each face-down slot, framed in the back's colour;
+    without it the same state draws a back there (R2)."""
+    seen = 0
+    for state in states(trash_v0, 2, 5, num_players=2):
+        hidden = [
+            state.down[seat][slot]
+            for seat in range(2)
+            for slot, value in enumerate(state.up[seat])
+            if value == FACE_DOWN
+        ]
+        shown = trash_svg(state, reveal=True)
+        assert fills(shown, COLOURS["back"]) == bool(state.stock)  # the stock's back alone
+        frames = [e for e in ET.fromstring(shown).iter(f"{SVG}rect") if e.get("stroke") == COLOURS["back"]]
+        assert len(frames) == len(hidden)
+        seen += bool(hidden)
+    assert seen
+
+
 SOAK = [  # (env module, drawing, games, env options): 2,610 random games, every state drawn
     (trash_v0, trash_svg, 1000, {"num_players": 2}),
     (trash_v0, trash_svg, 1000, {"preset": "eight_card", "num_players": 2}),
@@ -306,7 +342,7 @@ def test_a_recorded_policys_probabilities_are_shown_at_its_own_decisions(tmp_pat
     from agents.commands.record import main
     from trash_env.games import TRASH
 
-    policy = str(Path(__file__).resolve().parents[2] / "policies" / "standard_2p_maskable_ppo.zip")
+    policy = str(Path(__file__).resolve().parents[2] / "agents" / "policies" / "standard_2p_maskable_ppo.zip")
     assert (
         main(
             [
@@ -458,9 +494,9 @@ def test_a_picture_without_the_render_extra_names_it(monkeypatch, module) -> Non
     env.reset(seed=0)
     monkeypatch.setitem(sys.modules, module, None)  # makes "import module" fail
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == module else object())
-    with pytest.raises(ImportError, match=r"render extra: pip install -e '\.\[render\]'"):
+    with pytest.raises(ImportError, match=rf"render extra: pip install 'trash-rl\[render\]' \({module}"):
         env.render()
-    with pytest.raises(ImportError, match=f"missing {module}"):
+    with pytest.raises(ImportError, match=f"{module} is not installed"):
         require()
 
 
@@ -469,7 +505,7 @@ def test_record_names_a_policy_by_its_file_in_its_summary(tmp_path, monkeypatch,
     name, not the path it was loaded from."""
     from agents.commands.record import main
 
-    policy = str(Path(__file__).resolve().parents[2] / "policies" / "standard_2p_maskable_ppo.zip")
+    policy = str(Path(__file__).resolve().parents[2] / "agents" / "policies" / "standard_2p_maskable_ppo.zip")
     monkeypatch.chdir(tmp_path)
     assert main([policy, "greedy", "--seed", "2", "--json", "game.json"]) == 0
     summary = capsys.readouterr().out.splitlines()[0]

@@ -417,7 +417,7 @@ def test_a_learned_policys_records_hold_its_probabilities(tmp_path: Path) -> Non
     from trash_env.records import replay
     from trash_env.trash.rules import legal_actions
 
-    policy = str(ROOT / "policies" / "standard_2p_maskable_ppo.zip")
+    policy = str(ROOT / "agents" / "policies" / "standard_2p_maskable_ppo.zip")
     argv = ["greedy", policy, "--deals", "3", "--record-deals", "2", "--save-records", str(tmp_path), "--quiet"]
     assert main(argv) == 0
     paths = sorted(tmp_path.glob("*/*.json"))

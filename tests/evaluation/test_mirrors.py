@@ -25,7 +25,7 @@ from trash_env.trash import batched
 from trash_env.trash.config import make_config
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED_POLICY = str(ROOT / "policies" / "standard_2p_maskable_ppo.zip")
+SHIPPED_POLICY = str(ROOT / "agents" / "policies" / "standard_2p_maskable_ppo.zip")
 TRASH_LADDER = ["random", "greedy", "counter", "search:samples=2"]
 
 

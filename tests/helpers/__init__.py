@@ -7,22 +7,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from trash_env import extras
+
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 
-# The optional packages of the extras (pyproject.toml), by the name they are imported under.
-EXTRA_OF_MODULE = {
-    **dict.fromkeys(("scipy", "rich", "choix", "matplotlib"), "eval"),
-    **dict.fromkeys(("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm", "tyro"), "train"),
-    **dict.fromkeys(("drawsvg", "resvg_py", "PIL"), "render"),
-    **dict.fromkeys(("moviepy",), "video"),
-    **dict.fromkeys(("starlette", "uvicorn", "httpx"), "web"),
-    **dict.fromkeys(("numba",), "batched"),
-    **dict.fromkeys(("ray",), "rllib"),
-    **dict.fromkeys(("mkdocs", "material", "mkdocstrings"), "docs"),
-    **dict.fromkeys(("rlcard", "pygame"), "bench"),
-    **dict.fromkeys(("playwright",), "dev"),
-    **dict.fromkeys(("pyspiel", "open_spiel"), "openspiel"),
-}
+# The optional packages of the extras (pyproject.toml), by the name they are imported under: the
+# package's own map, and the test tools of the dev extra.
+EXTRA_OF_MODULE = {**extras.EXTRA_OF_MODULE, "playwright": "dev", "httpx": "dev"}
 
 
 def load_script(name: str) -> ModuleType:

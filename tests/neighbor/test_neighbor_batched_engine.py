@@ -690,7 +690,7 @@ def test_batched_evaluation_of_optimal_and_learned_policies(optimal: OptimalAgen
     from agents.registry import make_agent
 
     config = core.make_config(num_players=2)
-    policy = make_agent(str(ROOT / "policies" / "help_your_neighbor_2p_maskable_ppo.zip"), "help_your_neighbor")
+    policy = make_agent("shipped:hyn-2p-maskable-ppo", "help_your_neighbor")
     prebuilt = {"optimal": optimal, "policy": policy}
     pairs = [("optimal", "heuristic"), ("policy", "random"), ("policy", "optimal")]
     scalar = run_pairings(config, pairs, 100, seed=3, prebuilt=prebuilt, engine="scalar")

@@ -242,7 +242,7 @@ def test_set_opponents_swaps_the_pool_for_new_games() -> None:
     assert first.decisions == before and second.decisions > 0
     pool = env.batch.pool.copy()
     with pytest.raises(ValueError, match="trash"):  # a Trash policy: batchable, but for the other game
-        env.set_opponents([make_agent(str(ROOT / "policies" / "standard_2p_maskable_ppo.zip"))])
+        env.set_opponents([make_agent(str(ROOT / "agents" / "policies" / "standard_2p_maskable_ppo.zip"))])
     with pytest.raises(ValueError, match="cannot play in the batched engine"):
         env.set_opponents([GreedyAgent()])
     with pytest.raises(ValueError, match="two players"):

@@ -206,7 +206,7 @@ def test_without_openspiel_the_refusal_names_the_extra(monkeypatch: pytest.Monke
     monkeypatch.setitem(sys.modules, "agents.openspiel_bots", None)  # import fails as without pyspiel
     monkeypatch.delattr(agents, "openspiel_bots", raising=False)
     with pytest.raises(
-        ValueError, match=r"^agent 'openspiel_mcts' needs OpenSpiel: pip install 'trash-rl\[openspiel\]'$"
+        ValueError, match=r"^agent 'openspiel_mcts' needs the openspiel extra: pip install 'trash-rl\[openspiel\]'$"
     ):
         make_agent("openspiel_mcts", "help_your_neighbor")
 

@@ -695,7 +695,7 @@ def test_no_partial_file_after_any_save(resumed: TrainResult) -> None:
 # The shipped policy
 
 
-SHIPPED_POLICY = ROOT / "policies" / "standard_2p_maskable_ppo.zip"
+SHIPPED_POLICY = ROOT / "agents" / "policies" / "standard_2p_maskable_ppo.zip"
 
 
 def test_shipped_policy_loads_for_its_configuration_and_plays_legal_actions() -> None:

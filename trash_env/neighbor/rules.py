@@ -38,7 +38,7 @@ from trash_env.kernel import IllegalActionError as IllegalActionError
 from trash_env.kernel import apply_forced, check_action, check_int, known_fields
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 8  # R12: 3-8 in the text, 2 allowed for training
-MAX_TURNS = 1_000  # R12: a turn limit "as in R7" (README, rules notes: play rarely comes near it)
+MAX_TURNS = 1_000  # R12: a turn limit "as in R7" (RULES.md, rules notes: play rarely comes near it)
 
 TOTALS = (2, 3, 4, 5, 6, 8, 9, 10, 11, 12)  # R12: one marker per total, 7 excluded
 NUM_MARKERS = len(TOTALS)

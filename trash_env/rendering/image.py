@@ -1,7 +1,7 @@
 """Pictures of a table as ``(H, W, 3)`` uint8 arrays, rasterised from its SVG (:mod:`.svg`).
 
 Needs the ``render`` extra (drawsvg, resvg-py, a self-contained wheel, and Pillow):
-``pip install -e '.[render]'``. The text is set in the DejaVu Sans subset shipped in ``fonts/``
+``pip install 'trash-rl[render]'``. The text is set in the DejaVu Sans subset shipped in ``fonts/``
 and the system's fonts are never read, so a picture is the same on every machine (and needs no
 font package installed).
 """

@@ -479,7 +479,7 @@ def _hand_exhausted(state: GameState, rng: np.random.Generator) -> None:
     Unreachable with a configuration that R1 accepts (stock and discard pile
     always hold at least two cards between them at the start of a turn), but
     kept as the rule says. A hand that already has a winner ends with its
-    winners (README, rules notes); a match redeals with the same layout sizes
+    winners (RULES.md, rules notes); a match redeals with the same layout sizes
     and the same first player.
     """
     state.held = NO_CARD
