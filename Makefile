@@ -57,13 +57,13 @@ FAST := not slow and not browser
 test: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -n 2 -m "$(FAST)"
-	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir $(VENV)/site
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir $(VENV)/site
 
 ## Every test: the fast ones, the slow ones and the browser ones (Debian's chromium: .ci/run installs it).
 test-all: $(VENV)/.installed-all
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -n 2
-	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir $(VENV)/site
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir $(VENV)/site
 
 ## Serve the documentation site at http://127.0.0.1:8000/ (rebuilt as pages change).
 docs: $(VENV)/.installed-docs
@@ -81,6 +81,7 @@ bench: $(VENV)/.installed-all
 	$(PY) benchmarks/threads.py --json docs/speed/threads.json
 	$(PY) benchmarks/bench_neighbor_batched.py --json docs/speed/neighbor_batched.json
 	$(PY) benchmarks/bench_exact.py --json docs/speed/exact.json
+	$(PY) benchmarks/compile_cost.py --json docs/speed/compile.json
 	$(PY) scripts/readme_tables.py
 
 clean:

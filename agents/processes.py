@@ -87,6 +87,23 @@ def set_threads(threads: int | None = None) -> int:
     return count
 
 
+@contextlib.contextmanager
+def numba_threads(count: int | None) -> Iterator[None]:
+    """Numba's parallel kernels on ``count`` threads while the block runs (at most the count Numba was
+    started with; None: as they are), then as before. For kernels whose results do not depend on the
+    thread count (the exact solver's sweeps), so that they may use the cores a run has to itself."""
+    numba = sys.modules.get("numba")
+    if count is None or numba is None:
+        yield
+        return
+    before = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(count, numba.config.NUMBA_NUM_THREADS)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
 def one_thread_per_process() -> None:
     """In a worker process that runs beside others (one per core): one thread for torch, OpenMP and
     Numba's parallel kernels. Without it each worker's thread pools (libgomp's spin-waiting threads

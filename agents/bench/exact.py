@@ -16,9 +16,13 @@ reported, and the sampled estimate's interval of about +-0.06 on 2,000 deals). T
 :mod:`agents.evaluation.exact` hold (no privilege marker, turn 0, no turn limit), which is why the
 sampled estimate on the test deals stays beside the exact score as a check.
 
-Cost (one core, ``benchmarks/bench_exact.py``): a policy network's tables about 10 s, a pair about
-20 s at :data:`EXACT_TOLERANCE`; a run of an exact task scores its five curve points, its final and
-its held-out opponent this way, a few minutes in all.
+Cost (``benchmarks/bench_exact.py``): a policy network's tables a few seconds (a value table's, read
+off its lookup tables, a fraction of a second), a pair about 10 s on one core at
+:data:`EXACT_TOLERANCE`; a run of an exact task scores its five curve points, its final and its
+held-out opponent this way. The solver's sweeps give the same result on any number of threads, so a
+run gives them the cores it has to itself (:func:`set_solver_threads`, which the runner sets: all of
+the machine's for a run alone, a share when several run side by side), whatever the threads its
+training is limited to.
 """
 
 from __future__ import annotations
@@ -31,6 +35,14 @@ from agents.bench.tasks import Task, load_references
 
 EXACT_TOLERANCE = 1e-8
 SCORING = ("exact", "sampled")  # what a result file's "scoring" says
+_SOLVER_THREADS: int | None = None  # Numba's threads for the solver's sweeps (None: the process's)
+
+
+def set_solver_threads(count: int | None) -> None:
+    """The threads :func:`exact_score` gives the solver's sweeps (their results do not depend on it);
+    None: as many as the process's other Numba kernels."""
+    global _SOLVER_THREADS
+    _SOLVER_THREADS = count
 
 
 def applies(task: Task, agent: Any) -> bool:
@@ -59,8 +71,11 @@ def tables_of(agent: Agent) -> Any:
 def exact_score(tables: Any, opponent: str) -> float:
     """The exact score difference per deal of the policy with ``tables`` against the baseline ``opponent``."""
     from agents.evaluation.exact import exact_pair
+    from agents.processes import numba_threads
 
-    return exact_pair(("policy", tables), (opponent, baseline_tables(opponent)), EXACT_TOLERANCE).score_difference
+    with numba_threads(_SOLVER_THREADS):
+        pair = exact_pair(("policy", tables), (opponent, baseline_tables(opponent)), EXACT_TOLERANCE)
+    return pair.score_difference
 
 
 def baseline_scores(task: Task, baselines: list[str], opponent: str) -> dict[str, float]:

@@ -368,11 +368,14 @@ def run_one(
     fraction: float = 1.0,
     threads: int = 1,
     name: str | None = None,
+    exact_threads: int | None = None,
 ) -> dict[str, Any]:
     """Train ``algorithm_spec`` on the task with ``seed`` at ``fraction`` of its budget, evaluate it on
     fresh test deals, and write the result file and the policy beside it; returns the result.
     ``threads``: torch's, OpenMP's and Numba's in the training process (one: runs go side by side,
-    one per core). ``name``: the algorithm's results name when the caller has it (:func:`result_name`)."""
+    one per core). ``name``: the algorithm's results name when the caller has it (:func:`result_name`).
+    ``exact_threads``: the threads of the exact solver's sweeps on a solved task, whose results do not
+    depend on them (default: every core, for a run alone; :func:`sweep` shares them out)."""
     task = get_task(task_name)
     fraction = task.check_fraction(fraction)
     if not 0 <= seed < MAX_TRAINING_SEED:
@@ -392,6 +395,7 @@ def run_one(
             "seed": seed,
             "fraction": fraction,
             "threads": threads,
+            "exact_threads": (exact_threads or os.cpu_count() or 1) if task.exact else None,
             "work_dir": str(temp / "work"),
             "artifact_stem": str(temp / POLICY),
             "sys_path": _importable(),
@@ -402,6 +406,7 @@ def run_one(
         test_seed = draw_test_seed()  # now, after training: nothing there could know it
         artifact = Path(trained["artifact"])
         job = {"task": task.name, "artifact": str(artifact), "seed": test_seed, "deals": final_deals}
+        job["exact_threads"] = (exact_threads or os.cpu_count() or 1) if task.exact else None
         job["exact"] = all("exact" in point for point in trained["curve"])  # else the final's would be dropped
         evaluated = _child("evaluate", {**job, "output": str(temp / "evaluated.json")}, temp, label)
         final = evaluated["final"]
@@ -602,7 +607,9 @@ def sweep(
     they are left alone (:func:`plan`)."""
     name = result_name(algorithm)
     todo = plan(tasks, algorithm, seeds, results, skip_bad_results, fraction, name).todo
-    jobs = [(task.name, algorithm, seed, str(results), fraction, threads, name) for task, seed in todo]
+    # The exact solver's sweeps share the cores among the runs side by side (one each on Ray: a CPU a task).
+    exact_threads = 1 if use_ray else max(1, (os.cpu_count() or 1) // max(1, min(workers, len(todo))))
+    jobs = [(task.name, algorithm, seed, str(results), fraction, threads, name, exact_threads) for task, seed in todo]
     finished: list[dict[str, Any]] = []
 
     def record(result: dict[str, Any]) -> None:

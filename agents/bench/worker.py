@@ -22,6 +22,8 @@ child's process group.
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import json
 import numbers
 import os
@@ -46,6 +48,27 @@ def _extend_path(entries: Sequence[str]) -> None:
         sys.path.insert(1 + position, entry)
 
 
+def start_threads(threads: int, exact_threads: int | None) -> None:
+    """This process's torch, OpenMP and Numba threads (``threads``), with room for the exact solver's
+    sweeps to use ``exact_threads`` (:func:`agents.bench.exact.set_solver_threads`): Numba, started
+    now, may go up to the larger of the two (unless the environment caps it lower)."""
+    from agents.bench.exact import set_solver_threads
+
+    capped = "NUMBA_NUM_THREADS" in os.environ or "numba" in sys.modules  # by the caller: left so
+    set_threads(threads)  # first: OpenMP reads OMP_NUM_THREADS once, when the first library starts it
+    if exact_threads and not capped:
+        os.environ["NUMBA_NUM_THREADS"] = str(max(threads, exact_threads, 1))
+        with contextlib.suppress(ImportError):
+            import numba  # started with room for exact_threads, running ``threads`` until they are asked for
+
+            numba.set_num_threads(threads)
+        if importlib.util.find_spec("torch") is not None:  # Numba's pool, started, changed torch's default
+            import torch
+
+            torch.set_num_threads(threads)
+    set_solver_threads(exact_threads)
+
+
 def describe(job: dict[str, Any]) -> dict[str, Any]:
     from agents.bench.algorithms import load_algorithm
 
@@ -67,7 +90,7 @@ def train(job: dict[str, Any]) -> dict[str, Any]:
     from agents.bench.artifacts import save_artifact
     from agents.bench.provenance import provenance
 
-    set_threads(job["threads"])
+    start_threads(job["threads"], job.get("exact_threads"))
     _extend_path(job["sys_path"])
     task, fraction = get_task(job["task"]), job["fraction"]
     algorithm = load_algorithm(job["algorithm_spec"])
@@ -116,7 +139,7 @@ def train(job: dict[str, Any]) -> dict[str, Any]:
 def evaluate(job: dict[str, Any]) -> dict[str, Any]:
     from agents.bench.artifacts import load_artifact
 
-    set_threads(1)
+    start_threads(1, job.get("exact_threads"))
     task = get_task(job["task"])
     agent = load_artifact(job["artifact"], task)
     return final_evaluation(task, agent, job["seed"], job["deals"], exact=job.get("exact", True))

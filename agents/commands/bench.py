@@ -12,6 +12,7 @@
     trash-bench references [--tasks ...]                       # recompute the stored reference scores
     trash-bench crossplay RESULTS --task T [--deals D] [--seed S]   # kept policies and baselines, each vs each
     trash-bench exploit POLICY --task T [--budget N ...] [--seeds K]   # a trained best response: a lower bound
+    trash-bench warmup                                         # compile every Numba kernel now, not at first use
 
 ``run`` skips the runs whose result file has exactly their identity (task, task version, algorithm,
 seed, budget fraction, protocol: a stopped sweep resumes) and prints each finished run. Ctrl-C
@@ -32,7 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.arguments import ArgumentParser, at_least, fail, one_line, program_name
+from agents.arguments import ArgumentParser, at_least, fail, one_line, program_name, shipped_epilog
 from agents.bench.algorithms import BUILTIN
 from agents.bench.results import BadResultsError
 from agents.bench.tasks import PROTOCOL_VERSION, REFERENCES, TASKS, load_references, select_tasks
@@ -48,6 +49,11 @@ def build_parser() -> ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("tasks", help="list the tasks")
+    commands.add_parser(
+        "warmup",
+        help="compile every Numba kernel (the engines, the exact solver, tabular_td) ahead of its first use: "
+        "once per environment, cached on disk",
+    )
     run = commands.add_parser("run", help="train an algorithm on tasks x seeds and write result files")
     run.add_argument(
         "--algorithm",
@@ -127,12 +133,15 @@ def build_parser() -> ArgumentParser:
 
 def add_exploit_parser(commands: Any) -> None:
     exploit = commands.add_parser(
-        "exploit", help="train a best response to a frozen policy: a lower bound on its exploitability"
+        "exploit",
+        help="train a best response to a frozen policy: a lower bound on its exploitability",
+        epilog=shipped_epilog(),
     )
     exploit.add_argument(
         "policy",
         metavar="POLICY",
-        help="an agent spec (random, heuristic, a policy file) or a benchmark result file (seed_N.json) or artifact; "
+        help="an agent spec (random, heuristic, a policy file, shipped:NAME) or a benchmark result file "
+        "(seed_N.json) or artifact; "
         "or a results folder: every run of the task (exact on a solved task, else each algorithm's best run), "
         "written to RESULTS/exploit-TASK.json",
     )
@@ -285,11 +294,9 @@ def run_command(args) -> int:
 
     def show(result: dict) -> None:
         count[0] += 1
-        final = result["final"]
         invalid = "" if result["valid"] else f", INVALID: {'; '.join(result['invalid_reasons'])}"
         console.print(
-            f"[{count[0]}/{len(todo)}] {result['task']} seed {result['seed']}: normalised {final['normalized']:+.3f} "
-            f"(score {final['score']:+.4f} [{final['low']:+.4f}, {final['high']:+.4f}]), "
+            f"[{count[0]}/{len(todo)}] {result['task']} seed {result['seed']}: {final_text(result)}, "
             f"{result['wall_seconds']:.0f} s{invalid}"
         )
 
@@ -316,6 +323,22 @@ def run_command(args) -> int:
     return 0
 
 
+def final_text(result: dict[str, Any], digits: int = 3) -> str:
+    """A run's final score (or a held-out entry, given as ``result``'s ``final``) as its result file
+    holds it and the report counts it: exact where it was scored exactly (with the sampled estimate on
+    the test deals beside it), else sampled."""
+    final = result["final"]
+    sampled = f"{final['score']:+.4f} [{final['low']:+.4f}, {final['high']:+.4f}]"
+    if "exact" in final:
+        exact = final["exact"]
+        deals = f" on {final['deals']:,} test deals" if "deals" in final else ""
+        return (
+            f"normalised {exact['normalized']:+.{digits}f} (exact: score {exact['score']:+.4f}; "
+            f"sampled{deals}: {sampled})"
+        )
+    return f"normalised {final['normalized']:+.{digits}f} (score {sampled})"
+
+
 def evaluate_command(args) -> int:
     """``trash-bench evaluate``: the kept policy's final scores again, and whether they are the stored ones."""
     import json
@@ -333,14 +356,10 @@ def evaluate_command(args) -> int:
     final = evaluated["final"]
     print(
         f"{evaluated['task']}, {evaluated['artifact']}, {evaluated['deals']} test deals of seed {evaluated['seed']}: "
-        f"normalised {final['normalized']:+.4f} (score {final['score']:+.4f} [{final['low']:+.4f}, "
-        f"{final['high']:+.4f}])"
+        f"{final_text({'final': final}, 4)}"
     )
     for entry in evaluated["heldout"]:
-        print(
-            f"  against {entry['opponent']} (held out): normalised {entry['normalized']:+.4f} "
-            f"(score {entry['score']:+.4f} [{entry['low']:+.4f}, {entry['high']:+.4f}])"
-        )
+        print(f"  against {entry['opponent']} (held out): {final_text({'final': entry}, 4)}")
     stored = evaluated["stored"]
     if stored is not None:
         same = {"final": final, "heldout": evaluated["heldout"]} == stored
@@ -467,6 +486,29 @@ def warn(message: str) -> None:
     print(f"{program_name(COMMAND)}: warning: {one_line(message)}", file=sys.stderr, flush=True)
 
 
+def warmup_command() -> int:
+    """``trash-bench warmup``: :func:`trash_env.warmup.warm_up`, then ``tabular_td``'s kernels (with the
+    train extra, whose vector env it learns on), each said as it finishes."""
+    from trash_env.jit import HAVE_NUMBA
+    from trash_env.warmup import warm_up
+
+    if not HAVE_NUMBA:
+        print("nothing to compile: Numba is not installed (the batched extra), so the kernels run as plain Python")
+        return 0
+
+    def said(what: str, seconds: float) -> None:
+        print(f"{what}: ready in {seconds:.1f} s", flush=True)
+
+    warm_up(said)
+    try:
+        from agents.training.tabular_td import warm_up as warm_up_tabular_td
+    except ImportError as error:
+        print(f"tabular_td: skipped ({error.name} is not installed: it learns on the train extra's vector env)")
+    else:
+        said("tabular_td's learning step", warm_up_tabular_td())
+    return 0
+
+
 def refuse_bad_results(error: BadResultsError, command: str) -> int:
     """A line for each bad result file, then what was not done and why: exit status 2."""
     prog = program_name(COMMAND)
@@ -485,6 +527,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "tasks":
             list_tasks()
             return 0
+        if args.command == "warmup":
+            return warmup_command()
         if args.command == "references":
             select_tasks(args.tasks)
             compute_references(args.tasks)

@@ -74,8 +74,14 @@ def decision_tables(agent: Agent) -> PolicyTables:
 
     Choosing after a roll of ``t`` (covered by the mover, or usable by nobody: either way the mover
     holds ``t``'s marker) and uncovering after a 7 (the mover holds a marker). A single covered
-    marker is a forced uncover (R14) and is not asked."""
+    marker is a forced uncover (R14) and is not asked. An agent that decides from the covered sets
+    alone by lookup tables (:class:`agents.optimal.TableAgent`) gives them directly
+    (:func:`table_agent_tables`: the same tables, tested, without asking it two million questions)."""
+    from agents.optimal import TableAgent
+
     agent.check_config(make_config(num_players=2))
+    if isinstance(agent, TableAgent):
+        return table_agent_tables(*agent.tables())
     observer = NeighborObserver(make_config(num_players=2))
     me_all, opp_all = (a.ravel() for a in np.meshgrid(np.arange(SIZE), np.arange(SIZE), indexing="ij"))
     roll: dict[int, np.ndarray] = {}
@@ -101,6 +107,26 @@ def decision_tables(agent: Agent) -> PolicyTables:
         observations = _observations(observer, me_all[rows], opp_all[rows], UNCOVER, 7)
         uncover[:, rows] = agent.policy_batch(observations, masks)[:, UNCOVER_0:].T
     return PolicyTables(roll, uncover.reshape(NUM_MARKERS, SIZE, SIZE))
+
+
+def table_agent_tables(roll_again: np.ndarray, uncover: np.ndarray) -> PolicyTables:
+    """:func:`decision_tables` of an agent that decides by lookup tables over the covered sets
+    (``roll_again[me, opp]``; ``uncover[me, opp]``, the marker to uncover after a 7), as the generic
+    path would ask it: rolling again after any total the mover holds (1 where it holds none: never
+    asked), and the marker it uncovers where two or more are covered (the only one where one is)."""
+    me_all = np.arange(SIZE)[:, None]
+    roll: dict[int, np.ndarray] = {}
+    again = np.asarray(roll_again, dtype=np.float64)
+    for total, bit, _ in roll_outcomes(TOTALS):
+        roll[total] = np.where(me_all & bit, again, 1.0)
+    covered = (np.arange(SIZE)[:, None] >> BITS) & 1  # [me, marker]
+    count = covered.sum(axis=1)
+    tables = np.zeros((NUM_MARKERS, SIZE, SIZE))
+    me, opp = np.nonzero(np.broadcast_to(count[:, None] >= 2, (SIZE, SIZE)))
+    tables[np.asarray(uncover)[me, opp], me, opp] = 1.0
+    single = count == 1
+    tables[:, single, :] = covered[single].T[:, :, None]  # forced: the only covered marker (R14)
+    return PolicyTables(roll, tables)
 
 
 @dataclass(frozen=True)

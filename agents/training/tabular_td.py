@@ -38,7 +38,7 @@ import numpy as np
 
 from agents.optimal import covered_sets
 from agents.value_table import SIZE, ValueTableAgent
-from trash_env.jit import njit
+from trash_env.jit import compile_notice, njit, silent_compiles
 from trash_env.neighbor.rules import END_TURN, NUM_MARKERS, ROLL_DICE, SEVEN, TOTALS, UNCOVER_0, WAYS
 
 FULL = SIZE - 1
@@ -212,15 +212,17 @@ def train(
     for step in range(-(-budget // n)):  # whole steps up to the budget: the last may pass it by < num_envs
         masks = env.action_masks()
         me, opp = covered_sets(observations)
-        actions = _explore(greedy(value, me, opp, masks[:, ROLL_DICE]), masks, settings.epsilon, rng)
-        forced = masks.sum(axis=1) == 1  # a game's first move, asked when it would have no other (R14)
-        actions[forced] = masks[forced].argmax(axis=1)
-        learn_step(value, me, opp, actions, trajectory, lengths, BIT, PROBABILITY, settings.both_choices)
+        with compile_notice("tabular_td's learning step"):  # the first step compiles the kernels
+            actions = _explore(greedy(value, me, opp, masks[:, ROLL_DICE]), masks, settings.epsilon, rng)
+            forced = masks.sum(axis=1) == 1  # a game's first move, asked when it would have no other (R14)
+            actions[forced] = masks[forced].argmax(axis=1)
+            learn_step(value, me, opp, actions, trajectory, lengths, BIT, PROBABILITY, settings.both_choices)
         observations, _, dones, _ = env.step(actions)
-        if settings.replay:
-            replay(value, dones, trajectory, lengths, BIT, PROBABILITY)
-        else:
-            lengths[dones] = 0
+        with compile_notice("tabular_td's replay"):
+            if settings.replay:
+                replay(value, dones, trajectory, lengths, BIT, PROBABILITY)
+            else:
+                lengths[dones] = 0
         steps += n
         if (step + 1) % settings.refresh_every == 0:
             publish()
@@ -235,6 +237,18 @@ def train(
     publish()
     env.close()
     return agent
+
+
+def warm_up() -> float:
+    """Compile (or load from Numba's cache) this module's kernels by a few steps of training on a small
+    batch, as ``trash-bench warmup`` does; the seconds it took."""
+    from trash_env.neighbor.vec_env import NeighborVecEnv
+
+    start = time.perf_counter()
+    with silent_compiles():
+        train(lambda n, opponents: NeighborVecEnv(n, opponents=opponents, num_players=2), budget=64, seed=0,
+              settings=replace(Settings(), num_envs=8))  # fmt: skip
+    return time.perf_counter() - start
 
 
 class TabularTD:

@@ -229,3 +229,18 @@ def test_a_batchable_policy_is_scored_exactly_and_its_final_is_the_exact_pair(tm
     assert final["exact"]["score"] == pytest.approx(pair.score_difference, abs=1e-6)
     assert abs(final["score"] - final["exact"]["score"]) < 2 * (final["high"] - final["low"])
     assert all(point["exact"]["score"] == pytest.approx(pair.score_difference, abs=1e-6) for point in result["curve"])
+
+
+def test_the_line_a_run_prints_is_the_score_its_file_holds(sampled: dict[str, Any]) -> None:
+    """``trash-bench run`` prints each finished run's final score as the report counts it: the exact
+    score where the run was scored exactly (the sampled one beside it, named so), else the sampled one
+    (a one-percent run on 50 test deals once printed a sampled -0.190 over a file holding 0.017)."""
+    from agents.commands.bench import final_text
+
+    exact_file = with_exact(sampled, score=-0.5)
+    said = final_text(exact_file)
+    exact_final = exact_file["final"]
+    assert said.startswith(f"normalised {exact_final['exact']['normalized']:+.3f} (exact: score -0.5000; sampled on ")
+    assert f"{exact_final['score']:+.4f}" in said
+    plain = final_text(sampled)
+    assert plain.startswith(f"normalised {sampled['final']['normalized']:+.3f} (score ") and "exact" not in plain

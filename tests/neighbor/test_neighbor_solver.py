@@ -20,6 +20,7 @@ import shutil
 import numpy as np
 import pytest
 
+from agents.base import Agent
 from agents.baselines import RandomAgent
 from agents.evaluation.duplicate import run_pairings
 from agents.evaluation.exact import decision_tables, exact_pair, gap_to_optimal
@@ -38,6 +39,8 @@ from trash_env.neighbor.solver import (
     cache_path,
     evaluate_policies,
     evaluate_policies_by_rolls,
+    fixed_point,
+    fixed_point_numpy,
     level_sweep,
     level_sweep_numpy,
     load_solution,
@@ -274,6 +277,56 @@ def test_the_compiled_level_sweep_is_the_numpy_one() -> None:
     numpy = level_sweep_numpy(values, first, second, TOTALS)
     np.testing.assert_allclose(compiled[:, :full, :full], numpy[:, :full, :full], rtol=0, atol=1e-12)
     assert not np.allclose(compiled[:, :full, :full], values[:, :full, :full])  # the sweep did something
+
+
+def test_the_compiled_fixed_point_is_the_numpy_one_and_the_same_on_any_thread_count() -> None:
+    """The compiled Anderson mixing (:func:`fixed_point`) takes the NumPy iteration's sweeps
+    (``fixed_point_numpy``) to the same values within rounding, and the same bits on one thread and
+    on two: its inner products are summed by fixed blocks, so an exact score does not depend on the
+    cores the process that computes it has."""
+    if not HAVE_NUMBA:
+        pytest.skip("Numba is not installed: only the NumPy iteration runs")
+    import numba
+
+    first, second = random_tables(REDUCED, 3), random_tables(REDUCED, 4)
+    size = 1 << len(REDUCED)
+    step = functools.partial(level_sweep, first=first, second=second, totals=REDUCED)
+    start = np.full((2, size, size), 0.5)
+    reference, sweeps = fixed_point_numpy(step, start, 1e-12)
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one, sweeps_one = fixed_point(step, start, 1e-12)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two, sweeps_two = fixed_point(step, start, 1e-12)
+    finally:
+        numba.set_num_threads(threads)
+    assert np.array_equal(one, two) and sweeps_one == sweeps_two
+    assert abs(sweeps_one - sweeps) <= 1 and np.abs(one - reference).max() < 1e-11
+
+
+@pytest.mark.slow
+def test_a_table_agents_decisions_are_read_off_its_tables_as_the_generic_path_asks_them() -> None:
+    """:func:`decision_tables` of a table agent (``optimal``, a learned value table) reads its lookup
+    tables directly: the very tables asking it every question gives (the generic path, for any agent
+    that decides in batches)."""
+    from agents.evaluation.exact import table_agent_tables
+    from agents.value_table import ValueTableAgent
+
+    value = np.random.default_rng(6).random((1 << NUM_MARKERS, 1 << NUM_MARKERS)).astype(np.float32)
+    for agent in (OptimalAgent(), ValueTableAgent(value)):
+        agent.check_config(make_config(num_players=2))
+
+        class Asked(Agent):  # the same decisions, through the generic path only
+            games, batchable, name = ("help_your_neighbor",), True, "asked"
+            act_batch = staticmethod(agent.act_batch)
+            act = staticmethod(agent.act)
+
+        fast, asked = decision_tables(agent), decision_tables(Asked())
+        assert fast.roll.keys() == asked.roll.keys()
+        assert all(np.array_equal(fast.roll[total], asked.roll[total]) for total in asked.roll)
+        assert np.array_equal(fast.uncover, asked.uncover)
+        assert np.array_equal(table_agent_tables(*agent.tables()).uncover, fast.uncover)
 
 
 # --------------------------------------------------------------------------

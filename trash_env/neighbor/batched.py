@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from trash_env.counter_rng import _mulhilo, philox_random  # _mulhilo: the 64x64-bit product both generators use
-from trash_env.jit import HAVE_NUMBA, njit, prange
+from trash_env.jit import HAVE_NUMBA, kernel_call, njit, prange
 from trash_env.neighbor import rules as core
 from trash_env.neighbor.observation import NeighborObserver
 from trash_env.neighbor.rules import NeighborConfig
@@ -94,9 +94,9 @@ THRESHOLD = np.uint64((2**32 - 36) % 36)
 WORD = 2**64
 
 
-# The generators' 64-bit arithmetic wraps by design; as plain Python (no Numba) NumPy would warn.
 def _wrapping() -> Any:
-    return np.errstate(over="ignore")
+    """Around every call of the kernels: the first one's compile notice, overflow warnings off."""
+    return kernel_call("the Help Your Neighbor batched engine")
 
 
 def _threads() -> int:

@@ -60,7 +60,7 @@ from pathlib import Path
 import numpy as np
 
 from trash_env.files import atomic_path
-from trash_env.jit import HAVE_NUMBA, njit, prange
+from trash_env.jit import HAVE_NUMBA, compile_notice, njit, prange
 from trash_env.neighbor.rules import SEVEN, TOTALS, WAYS
 
 SOLVER_VERSION = 2  # bump when the solved game or the file format changes (2: the content hash)
@@ -211,7 +211,106 @@ def fixed_point(
 
     Plain iteration converges slowly here (about 400 sweeps to 1e-12: the game passes the turn back
     and forth); mixing each new sweep with the last ``memory`` ones, by least squares on their
-    residuals, takes about a third as many. Returns ``step(x)``, whose residual was checked."""
+    residuals, takes about a third as many. Returns ``step(x)``, whose residual was checked.
+
+    With Numba the mixing is compiled (:func:`_anderson_residual`, :func:`_anderson_mix`: one pass
+    each over the iterate, on every thread, the inner products summed by fixed blocks so that the
+    result is the same whatever the thread count); without it, :func:`fixed_point_numpy`, the same
+    iteration in NumPy (equal to within rounding)."""
+    if not HAVE_NUMBA:
+        return fixed_point_numpy(step, start, tolerance, memory)
+    shape = start.shape
+    x = np.ascontiguousarray(start, dtype=np.float64).ravel().copy()
+    n = x.size
+    steps, residuals = np.empty((memory, n)), np.empty((memory, n))  # rings of differences
+    previous_stepped, previous_residual = np.empty(n), np.empty(n)
+    partial = np.empty((-(-n // ANDERSON_BLOCK), 2 * memory + 1))
+    order: list[int] = []  # the slots of the rings in use, oldest first
+    gram = np.zeros((0, 0))
+    for sweep in range(1, 100_000):
+        stepped = np.ascontiguousarray(step(x.reshape(shape)), dtype=np.float64).ravel()
+        have_previous = sweep > 1
+        if have_previous:  # the slot the new differences go to: a free one, or the oldest's
+            slot = order.pop(0) if len(order) == memory else len(order)
+            order.append(slot)
+            if len(gram) == memory:  # the oldest difference was dropped: so are its products
+                gram = gram[1:, 1:]
+        else:
+            slot = 0
+        active = np.array(order if have_previous else [], np.int64)
+        with compile_notice("the exact solver of Help Your Neighbor"):
+            _anderson_residual(x, stepped, previous_stepped, previous_residual, steps, residuals, slot,
+                               have_previous, active, partial)  # fmt: skip
+        if partial[:, 2 * memory].max() <= tolerance:
+            return stepped.reshape(shape), sweep
+        if not have_previous:
+            x = stepped.copy()
+            continue
+        m = len(order)
+        sums = partial[:, : 2 * memory].sum(axis=0)  # the blocks' partial sums, in block order
+        products, right = sums[:m], sums[memory : memory + m]
+        grown = np.empty((m, m))
+        grown[:-1, :-1], grown[-1], grown[:, -1] = gram, products, products
+        gram = grown
+        regularised = gram + 1e-12 * np.trace(gram) * np.eye(m)  # keep it invertible
+        weights = np.linalg.solve(regularised, right)
+        _anderson_mix(x, stepped, steps, active, weights)
+    raise RuntimeError(f"the iteration did not converge to {tolerance}")
+
+
+ANDERSON_BLOCK = 1 << 14  # elements per block of the compiled inner products (fixed: the sums do not depend on threads)
+
+
+@njit(cache=True, parallel=True, fastmath={"reassoc"})  # reassoc: the block's sums vectorised, in a fixed order
+def _anderson_residual(x, stepped, previous_stepped, previous_residual, steps, residuals, slot, have_previous, active,
+                       partial):  # fmt: skip
+    """:func:`fixed_point`'s pass after a sweep, block by block: the residual ``r = stepped - x`` and
+    its largest magnitude; with a previous sweep, the new differences of the steps and of the
+    residuals into the rings' ``slot``, and the inner products of each active residual difference
+    with the new one and with ``r`` (``partial[block]``: ``[products..., right sides..., max |r|]``);
+    then the previous sweep's step and residual become this one's."""
+    n = x.shape[0]
+    m = active.shape[0]
+    memory = steps.shape[0]
+    for block in prange(partial.shape[0]):
+        low = block * ANDERSON_BLOCK
+        high = min(n, low + ANDERSON_BLOCK)
+        largest = 0.0
+        for i in range(low, high):
+            r = stepped[i] - x[i]
+            largest = max(largest, abs(r))
+            if have_previous:
+                steps[slot, i] = stepped[i] - previous_stepped[i]
+                residuals[slot, i] = r - previous_residual[i]
+            previous_stepped[i] = stepped[i]
+            previous_residual[i] = r
+        for k in range(2 * memory):
+            partial[block, k] = 0.0
+        for k in range(m):
+            row = active[k]
+            product, right = 0.0, 0.0
+            for i in range(low, high):
+                product += residuals[row, i] * residuals[slot, i]
+                right += residuals[row, i] * previous_residual[i]
+            partial[block, k] = product
+            partial[block, memory + k] = right
+        partial[block, 2 * memory] = largest
+
+
+@njit(cache=True, parallel=True)
+def _anderson_mix(x, stepped, steps, active, weights):
+    """``x = stepped - sum_k weights[k] * steps[active[k]]``, in that order at every element."""
+    for i in prange(x.shape[0]):
+        value = stepped[i]
+        for k in range(active.shape[0]):
+            value -= weights[k] * steps[active[k], i]
+        x[i] = value
+
+
+def fixed_point_numpy(
+    step: Callable[[np.ndarray], np.ndarray], start: np.ndarray, tolerance: float, memory: int = 10
+) -> tuple[np.ndarray, int]:
+    """:func:`fixed_point` in NumPy: where Numba is not installed, and the check of the compiled one."""
     shape = start.shape
     x = start.ravel().copy()
     previous = None
@@ -638,14 +737,16 @@ class _CompiledTables:
         out = np.empty_like(own)
         transposed = np.ascontiguousarray(other.T)
         arrays = self.rolls, self.table_of, self.uncover, self.bits, self.probabilities
-        _policy_sweep(own, transposed, *arrays, self.seven, out)
+        with compile_notice("the exact solver of Help Your Neighbor"):
+            _policy_sweep(own, transposed, *arrays, self.seven, out)
         return out
 
     def visits(self, turns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:func:`turn_visits_step` compiled."""
         again, handed = np.zeros_like(turns), np.zeros_like(turns)
         arrays = self.rolls, self.table_of, self.uncover, self.bits, self.probabilities
-        _visits_sweep(turns, *arrays, self.seven, again, handed)
+        with compile_notice("the exact solver of Help Your Neighbor"):
+            _visits_sweep(turns, *arrays, self.seven, again, handed)
         return again, handed
 
 
@@ -814,12 +915,27 @@ def _level_sweeper(
     bits, probabilities, seven = laid[0].bits, laid[0].probabilities, laid[0].seven
 
     def sweep(values: np.ndarray) -> np.ndarray:
-        va, wb = values[0].copy(), np.ascontiguousarray(values[1].T)
-        arrays = rolls_a, rolls_b, table_of, uncover_a, uncover_b, bits, probabilities, seven
-        _level_sweep(va, wb, order, starts, *arrays)
-        return np.stack([va, wb.T])
+        return from_laid(laid_sweep(to_laid(values)))
 
+    def laid_sweep(laid_values: np.ndarray) -> np.ndarray:
+        out = laid_values.copy()
+        arrays = rolls_a, rolls_b, table_of, uncover_a, uncover_b, bits, probabilities, seven
+        with compile_notice("the exact solver of Help Your Neighbor"):
+            _level_sweep(out[0], out[1], order, starts, *arrays)
+        return out
+
+    sweep.laid = laid_sweep  # the sweep on [v_first, v_second transposed], as evaluate_policies iterates it
     return sweep
+
+
+def to_laid(values: np.ndarray) -> np.ndarray:
+    """``[v_first, v_second]`` in the compiled sweep's frame: ``[v_first, v_second transposed]``."""
+    return np.stack([values[0], values[1].T])
+
+
+def from_laid(laid_values: np.ndarray) -> np.ndarray:
+    """:func:`to_laid` undone (the transpose is its own inverse)."""
+    return to_laid(laid_values)
 
 
 def evaluate_policies(
@@ -834,7 +950,13 @@ def evaluate_policies(
     state; several times faster than iterating the one-roll equations (:func:`policy_backup`,
     :func:`evaluate_policies_by_rolls`), whose residual the result is tested against."""
     size = 1 << len(totals)
-    values, _ = fixed_point(_level_sweeper(first, second, totals), np.full((2, size, size), 0.5), tolerance)
+    sweep = _level_sweeper(first, second, totals)
+    start = np.full((2, size, size), 0.5)
+    if hasattr(sweep, "laid"):  # compiled: iterate in its own frame, converted once (not at every sweep)
+        laid_values, _ = fixed_point(sweep.laid, to_laid(start), tolerance)
+        values = from_laid(laid_values)
+    else:
+        values, _ = fixed_point(sweep, start, tolerance)
     return values[0], values[1]
 
 

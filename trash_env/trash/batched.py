@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from trash_env.counter_rng import philox_random
-from trash_env.jit import HAVE_NUMBA, njit, prange
+from trash_env.jit import HAVE_NUMBA, kernel_call, njit, prange
 from trash_env.trash import rules as core
 from trash_env.trash.config import MAX_LAYOUT, RulesConfig
 from trash_env.trash.observation import Observer
@@ -82,9 +82,9 @@ OK, PAUSED = 0, 1
 PARALLEL_FROM = 256  # batch sizes from which TrashBatch steps games on all of Numba's threads
 
 
-# The generators' 64-bit arithmetic wraps by design; as plain Python (no Numba) NumPy would warn.
 def _wrapping() -> Any:
-    return np.errstate(over="ignore")
+    """Around every call of the kernels: the first one's compile notice, overflow warnings off."""
+    return kernel_call("the Trash batched engine")
 
 
 # In-engine policies (vectorised baselines, ``agents.baselines``); EXTERNAL seats are asked by the caller.
@@ -957,7 +957,7 @@ class TrashBatch:
         self._no_actions = np.full(batch_size, -1, np.int64)
         self.seed(seed)
         self.generators: list[np.random.Generator | None] = []
-        # Threads pay off from a few hundred games on (README, Speed); the results are the same.
+        # Threads pay off from a few hundred games on (docs/speed.md); the results are the same.
         self.parallel = (batch_size >= PARALLEL_FROM and _threads() > 1) if parallel is None else bool(parallel)
 
     def set_pool(self, codes: list[int]) -> None:
