@@ -1,10 +1,13 @@
-"""Watch a game of Trash: random legal players, the table rendered at every decision.
+"""Watch a game of Trash or Help Your Neighbor: random legal players, the table rendered at every decision.
 
     trash-demo                       # standard, 2 players
     trash-demo --preset pagat --num-players 4 --seed 7
-    trash-demo --match --layout-size 3
+    trash-demo --match --override layout_size=3
+    trash-demo --game help_your_neighbor --num-players 3
 
-Ends with the game's result and where its JSON game record was written.
+The rules flags are spelled as every command spells them (``--game``, ``--preset``, ``--num-players``,
+``--match``, ``--override FIELD=VALUE``; ``--layout-size N`` is ``--override layout_size=N``). Ends with
+the game's result and where its JSON game record was written.
 """
 
 from __future__ import annotations
@@ -14,33 +17,40 @@ from pathlib import Path
 
 import numpy as np
 
-import trash_env
-from agents.arguments import ArgumentParser, at_least, program_name
-from trash_env import files
+from agents.arguments import ArgumentParser, add_override_flag, at_least, program_name, rules_fields
+from trash_env import files, help_your_neighbor_v0, trash_v0
+from trash_env.games import GAMES, get_game
 from trash_env.records import replay
 from trash_env.trash.config import PRESETS
-from trash_env.trash.rules import action_name
+
+ENVS = {"trash": trash_v0.env, "help_your_neighbor": help_your_neighbor_v0.env}  # each game's PettingZoo env()
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = ArgumentParser(prog=program_name("trash-demo"), description="Watch random legal players play Trash.")
-    parser.add_argument("--preset", default="standard", choices=sorted(PRESETS))
+    parser = ArgumentParser(
+        prog=program_name("trash-demo"), description="Watch random legal players play Trash or Help Your Neighbor."
+    )
+    parser.add_argument("--game", default="trash", choices=sorted(GAMES), help="the game (default trash)")
+    parser.add_argument("--preset", default="standard", choices=sorted(PRESETS), help="rules preset (R11, Trash)")
     parser.add_argument("--num-players", type=int, default=2)
-    parser.add_argument("--layout-size", type=int, default=None)
-    parser.add_argument("--match", action="store_true", help="play a match of hands (R9)")
+    parser.add_argument("--layout-size", type=int, default=None, help="the same as --override layout_size=N")
+    parser.add_argument("--match", action="store_true", help="play a match of hands (R9, Trash)")
+    add_override_flag(parser)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--record", type=Path, default=Path("runs/demo_record.json"), help="where to write the game record"
     )
     args = parser.parse_args(argv)
 
-    overrides = {"num_players": args.num_players, "match": args.match}
-    if args.layout_size is not None:
-        overrides["layout_size"] = args.layout_size
+    layout = [] if args.layout_size is None else [f"layout_size={args.layout_size}"]
     try:
+        game = get_game(args.game)
+        if game.name != "trash" and (args.preset != "standard" or args.layout_size is not None):
+            raise ValueError(f"--preset and --layout-size are options of Trash (R11); {game.name} has neither")
+        overrides = rules_fields(game.name, args.num_players, args.match, layout + args.override)
         at_least("--seed", args.seed, 0)
         files.check_output_path("--record", args.record)
-        env = trash_env.env(args.preset, render_mode="ansi", **overrides)
+        env = ENVS[game.name](args.preset, render_mode="ansi", **overrides)
     except ValueError as error:
         parser.error(str(error))
     env.reset(seed=args.seed)
@@ -53,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         legal = np.flatnonzero(observation["action_mask"])
         action = int(rng.choice(legal))
         print(env.render())
-        print(f"{agent} chooses {action} ({action_name(action)}) from {[int(a) for a in legal]}\n")
+        print(f"{agent} chooses {action} ({game.action_name(action)}) from {[int(a) for a in legal]}\n")
         env.step(action)
     print(env.render())
     record = env.unwrapped.game_record()

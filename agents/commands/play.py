@@ -7,6 +7,7 @@
     trash-play --match --seed 7                  # a match of hands (R9)
     trash-play --game help_your_neighbor         # the dice game (R12) against heuristic
     trash-play --web                             # the same in the browser (agents.commands.web.server)
+    trash-play --rules R9                        # the rule book's section R9 (--rules alone: all of it)
 
 Options:
 
@@ -21,8 +22,12 @@ Options:
 - ``--preset NAME``: a rules preset of R11 (default ``standard``); ``--match``
   plays a match of hands (R9) instead of one hand. Trash only: given with
   ``--game help_your_neighbor`` they are an argument error.
+- ``--override FIELD=VALUE``: a rules field on top of the preset, repeatable (``--override
+  layout_size=8``), as every command that takes rules spells it.
 - ``--seed N``: the same seed deals the same cards (rolls the same dice) and makes
   the agents decide the same.
+- ``--rules [SECTION]``: print the rule book installed with the package (``trash_env/RULES.md``), or
+  one section of it (``R1`` to ``R15``), and exit.
 - ``--web``: serve the game in the browser instead (:mod:`agents.commands.web.server`, the ``web``
   extra) on ``--host`` (default 127.0.0.1) and ``--port`` (default 0: a free port);
   the URL is printed on one line. Each "New game" there takes the next seed.
@@ -31,11 +36,13 @@ Forced moves (R13, R14) are played for everyone, you included, and every move of
 every seat is shown as one line (``player_1 (greedy) draws 7``, ``you roll 8 and
 cover it``). You see only public information (R2): face-down cards are ``##`` and
 the stock is a count (Help Your Neighbor hides nothing; ``##`` is a covered marker).
-At each real choice the table and a menu of the legal moves are shown with their
-action numbers (R13, R14); enter a number, or an alias (Trash: ``d`` draw, ``t``
-take the discard, ``x`` discard; Help Your Neighbor: ``r`` roll again, ``e`` end
-the turn), ``?``, ``h`` or ``help`` (what the numbers and aliases mean, then the
-table and the menu again), ``q`` (quit).
+At each real choice the table and a menu of the legal moves are shown, each by what to type for
+it, as a player names the move: Trash ``draw`` (``d``), ``take`` (``t``), ``discard`` (``x``) and a
+slot by its rank (``3`` places the held card in the Three's place; ``K 3``, ``place 3`` say the
+same; ``A`` or ``1`` the Ace's); Help Your Neighbor ``roll`` (``r``), ``end`` (``e``) and a total to
+uncover after a 7 (``8``). ``#N`` plays action number N (R13, R14). ``?``, ``h`` or ``help`` explain
+the moves, then show the table and the menu again; ``q`` quits. When a hand ends (the game, or a
+hand of a match) the table is shown with every face-down card laid open, in brackets (``(7)``).
 
 At the end of a game you are asked whether to play again: ``n`` another hand (or,
 after a match, another match), ``m`` a match of hands (R9), ``o`` one hand (after a
@@ -55,11 +62,21 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from agents.arguments import ArgumentParser, add_threads_flag, fail, program_name
+from agents.arguments import (
+    ArgumentParser,
+    add_override_flag,
+    add_threads_flag,
+    fail,
+    program_name,
+    rules_config,
+    shipped_epilog,
+)
 from agents.base import Agent
 from agents.commands.table import Table, listing
 from agents.processes import set_threads
 from agents.registry import DEFAULT_OPPONENT, make_agent
+from trash_env import rulebook
+from trash_env.extras import needs_extra, top_module
 from trash_env.games import GAMES, TRASH, game_of
 from trash_env.trash.config import PRESETS
 
@@ -77,55 +94,50 @@ AGAIN_WORDS = {  # what may be typed at AGAIN_PROMPT; Enter (an empty line) is A
 FINISHED, LEFT, INTERRUPTED = "finished", "left", "interrupted"  # how one game ends, for the loop over games
 
 HOW_TO_ENTER = (
-    "Enter a move's number or its alias; ? (or h, help) shows this help and the moves again; q (or quit, exit)\n"
-    "leaves the game, as do the end of input (Ctrl-D) and Ctrl-C."
+    "Type a move as the menu names it; #N plays the action numbered N instead; ? (or h, help) shows this\n"
+    "help and the moves again; q (or quit, exit) leaves the game, as do the end of input (Ctrl-D) and Ctrl-C."
 )
-HELP = {  # the text of ? at a move, per game: what the numbers (R13, R14) and the aliases mean
+HELP = {  # the text of ? at a move, per game: what to type (R13, R14)
     "trash": (
-        "help: each move is listed with its action number (RULES.md R13):\n"
-        "   0  draw from the stock (alias d)\n"
-        "   1  take the top card of the discard pile (alias t; R4 says when it may be taken)\n"
-        "   2..11  place the card you hold in slot 0..9: slot 0 is the Ace's place, slot 9 the 10's; the\n"
-        "          face-down card there becomes the card you hold, a wild card there comes back to you (R5, R6)\n"
-        "  12  discard the card you hold, ending your turn (alias x)\n"
-        "Only the legal moves are listed; a move with no choice (forced, R13) is played for you.\n"
+        "help: type a move as a player names it (the rule book's R13 lists them):\n"
+        "  draw (or d)      draw from the stock\n"
+        "  take (or t)      take the top card of the discard pile (R4 says when it may be taken)\n"
+        "  A, 2 .. 10       place the card you hold in that rank's slot: 3 puts it in the Three's place; the\n"
+        "                   face-down card there becomes the card you hold, a wild card there comes back to you\n"
+        "                   (R5, R6); K 3, place 3 and slot 3 say the same\n"
+        "  discard (or x)   discard the card you hold, ending your turn\n"
+        "Only the legal moves are listed; a move with no choice (forced, R13) is played for you. #N plays\n"
+        "action N of R13 (0 draw, 1 take, 2..11 the slots A..10, 12 discard).\n"
         "The table shows only public information (R2): ## is a face-down card, K* a wild card in a slot,\n"
-        "the stock a count. The rules: RULES.md (R1-R11).\n" + HOW_TO_ENTER
+        "the stock a count; when a hand ends, every face-down card is shown in brackets, (7).\n"
+        "The rules: trash-play --rules (R1-R11; one section: trash-play --rules R5).\n" + HOW_TO_ENTER
     ),
     "help_your_neighbor": (
-        "help: each move is listed with its action number (RULES.md R14):\n"
-        "   0  roll the dice again (alias r)\n"
-        "   1  end the turn (alias e)\n"
-        "   2..11  uncover one of your covered markers after rolling a 7 (R12): 2..6 are the totals\n"
-        "          2..6, 7..11 the totals 8..12 (there is no marker of 7)\n"
-        "Only the legal moves are listed; every turn's first roll is forced (R14) and played for you.\n"
+        "help: type a move as a player names it (the rule book's R14 lists them):\n"
+        "  roll (or r)      roll the dice again\n"
+        "  end (or e)       end the turn\n"
+        "  2 .. 6, 8 .. 12  after rolling a 7, uncover your marker of that total (R12; uncover 8 says the same)\n"
+        "Only the legal moves are listed; every turn's first roll is forced (R14) and played for you. #N\n"
+        "plays action N of R14 (0 roll, 1 end, 2..11 uncover 2..6 and 8..12).\n"
         "## is a covered marker. A total you have covered already is covered by the next player in seat\n"
-        "order who has it uncovered, and the turn is theirs (help your neighbor). The rules: RULES.md R12.\n"
+        "order who has it uncovered, and the turn is theirs (help your neighbor). The rules: trash-play --rules R12.\n"
         + HOW_TO_ENTER
     ),
 }
 
 
 def show_choice(table: Table, legal: Sequence[int], out: TextIO) -> None:
-    """The table and the numbered menu of legal moves (R13, R14 action numbers)."""
+    """The table and the menu of legal moves, each by the word to type for it (R13, R14)."""
     print(table.text(), file=out)
     print("your moves:", file=out)
+    width = max(len(table.move_word(action)) for action in legal)
     for action in legal:
-        print(f"  {action:>2}  {table.choice_text(action)}", file=out)
-    aliases = ", ".join(f"{key} = {action}" for key, action in table.narrator.aliases.items() if action in legal)
-    print(f"enter a number{f' ({aliases})' if aliases else ''}, ? for help, q to quit", file=out)
+        print(f"  {table.move_word(action):<{width}}  {table.choice_text(action)}", file=out)
+    print("type a move as listed, ? for help, q to quit", file=out)
 
 
-def _hint(text: str, legal: Sequence[int], aliases: dict[str, int]) -> str:
-    alias = {action: key for key, action in aliases.items()}
-    numbers = [f"{action} ({alias[action]})" if action in alias else str(action) for action in legal]
-    choices = listing(numbers, "or")
-    if not text:
-        problem = "enter a move"
-    elif text.isdigit() or text in aliases:
-        problem = f"{text} is not a legal move now"
-    else:
-        problem = f"{text!r} is not a move"
+def _hint(table: Table, problem: str) -> str:
+    choices = listing([table.move_word(action) for action in table.legal_actions()], "or")
     return f"{problem}: choose {choices} (? shows the moves again, q quits)"
 
 
@@ -133,23 +145,22 @@ def ask_human(table: Table, input_fn: Callable[[str], str], out: TextIO) -> int 
     """The human's move at a real choice; ``None`` to quit. ``EOFError`` from ``input_fn`` propagates.
     Help (``?``) prints :data:`HELP` for the game, then the table and the menu again."""
     legal = table.legal_actions()
-    aliases = table.narrator.aliases
     show_choice(table, legal, out)
     while True:
         print(PROMPT, end="", file=out, flush=True)
-        text = input_fn("").strip().lower()
-        if text in QUIT_WORDS:
+        text = input_fn("").strip()
+        if text.lower() in QUIT_WORDS:
             return None
-        if text in HELP_WORDS:
+        if text.lower() in HELP_WORDS:
             print(file=out)
             print(HELP[table.game.name], file=out)
             print(file=out)
             show_choice(table, legal, out)
             continue
-        action = aliases.get(text, int(text) if text.isdigit() else None)
-        if action in legal:
-            return action
-        print(_hint(text, legal, aliases), file=out)
+        try:
+            return table.read_move(text)
+        except ValueError as problem:
+            print(_hint(table, str(problem)), file=out)
 
 
 def play(
@@ -192,6 +203,9 @@ def _play_one(
             for line in table.apply(action):
                 print(line, file=out)
                 blank = False
+            if table.ended_hand is not None:  # a hand of a match is over: its layouts laid open
+                print("the layouts as the hand ended:", file=out)
+                print(table.revealed_text(table.ended_hand), file=out)
             if not table.over and table.narrator.turn_of(table.state) != turn:
                 print(file=out)  # a blank line between turns
                 blank = True
@@ -202,7 +216,7 @@ def _play_one(
         print("\ninterrupted: you left the game.", file=out)
         return INTERRUPTED
     print(file=out)
-    print(table.text(), file=out)
+    print(table.revealed_text(), file=out)  # the game is over: every face-down card shown
     print(table.result_text(), file=out)
     return FINISHED
 
@@ -301,6 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=program_name(COMMAND),
         description="Play Trash or Help Your Neighbor against agents, in the terminal or in the browser (--web); "
         "you see only public information (R2).",
+        epilog=shipped_epilog(),
     )
     parser.add_argument(
         "--game", default="trash", choices=sorted(GAMES), help="the game (default trash; help_your_neighbor: R12)"
@@ -321,7 +336,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--match", action="store_true", help="play a match of hands (R9) instead of one hand (Trash only)"
     )
+    add_override_flag(parser)
     parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents (default 0)")
+    parser.add_argument(
+        "--rules",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="SECTION",
+        help="print the rule book (or one section of it, R1 to R15: --rules R9) and exit",
+    )
     add_threads_flag(parser)
     web = parser.add_argument_group("play in the browser (the web extra)")
     web.add_argument("--web", action="store_true", help="serve the game as a web page instead of the terminal")
@@ -345,10 +369,7 @@ def setup(args: argparse.Namespace) -> tuple[Any, list[Agent | None]]:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
     opponents = args.opponents or [DEFAULT_OPPONENT[game.name]]
     num_players = args.num_players if args.num_players is not None else 1 + len(opponents)
-    if game is TRASH:
-        config = game.make_config(args.preset or "standard", num_players=num_players, match=args.match)
-    else:
-        config = game.make_config(num_players=num_players)
+    config = rules_config(game.name, args.preset or "standard", num_players, args.match, args.override)
     if len(opponents) > num_players - 1:
         raise ValueError(f"{len(opponents)} opponents named for {num_players - 1} other seat(s)")
     if not 0 <= args.seat < num_players:
@@ -369,6 +390,12 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
         args = build_parser().parse_args(argv)
     except SystemExit as exit_:  # argparse has printed its message (bad option or value, or --help)
         return exit_.code if isinstance(exit_.code, int) else 2
+    if args.rules is not None:
+        try:
+            print(rulebook.section(args.rules) if args.rules else rulebook.rule_book(), end="", file=out)
+        except ValueError as error:
+            return fail(program_name(COMMAND), error)
+        return 0
     try:
         set_threads(args.threads)
         config, agents = setup(args)
@@ -378,8 +405,7 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
         try:
             from agents.commands.web import server as web
         except ImportError as error:
-            missing = f" ({error.name.partition('.')[0]} is not installed)" if error.name else ""
-            return fail(program_name(COMMAND), f"--web needs the web extra: pip install 'trash-rl[web]'{missing}")
+            return fail(program_name(COMMAND), needs_extra("--web", "web", top_module(error.name) or None))
         return web.serve(config, agents, args.seed, args.host or web.DEFAULT_HOST, args.port or 0, out)
     return play_games(config, agents, args.seed, input_fn, out)
 

@@ -9,6 +9,9 @@ seat waits for a legal action. Only public information is shown (R2).
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +22,7 @@ from agents.base import Agent, SeatView
 from trash_env.games import NEIGHBOR, TRASH, Game, game_of
 from trash_env.neighbor import rules as neighbor
 from trash_env.neighbor.rules import END_TURN, NOBODY, ROLL_DICE, SEVEN, TOTALS, UNCOVER, UNCOVER_0, NeighborState
+from trash_env.neighbor.text import render_neighbor
 from trash_env.trash import rules as core
 from trash_env.trash.config import RulesConfig
 from trash_env.trash.rules import (
@@ -31,10 +35,10 @@ from trash_env.trash.rules import (
     TAKE_DISCARD,
     GameState,
 )
+from trash_env.trash.text import render_table
 
 YOU = "you"
-ALIASES = {"d": DRAW_STOCK, "t": TAKE_DISCARD, "x": DISCARD}  # letters for actions at the prompt
-NEIGHBOR_ALIASES = {"r": ROLL_DICE, "e": END_TURN}
+ACTION_NUMBER = "#"  # "#5": the action numbered 5 (R13, R14), typed as such at the prompt
 
 
 def game_rng(seed: int) -> np.random.Generator:
@@ -53,7 +57,8 @@ def seat_names(agents: Sequence[Agent | None]) -> list[str]:
 
 
 def _slot(slot: int) -> str:
-    return f"slot {slot} ({RANK_NAMES[slot + 1]})"
+    """A slot as a person names it: by the rank whose place it is (R2), ``the 4's slot``."""
+    return f"the {RANK_NAMES[slot + 1]}'s slot"
 
 
 def choice_text(state: GameState, action: int) -> str:
@@ -71,6 +76,26 @@ def choice_text(state: GameState, action: int) -> str:
     if previous != FACE_DOWN:
         text += f", taking back the {RANK_NAMES[previous]}"  # R5: displacing a wild
     return text
+
+
+def move_words(state: GameState, action: int) -> tuple[str, ...]:
+    """What a person types for a legal ``action`` of ``state.current``, the first as the menu shows it:
+    ``draw`` (or ``d``), ``take`` (``t``), ``discard`` (``x``), and a placement by its slot's rank
+    (R2): ``3`` puts the held card in the Three's place, ``A`` (or ``1``) in the Ace's."""
+    if action == DRAW_STOCK:
+        return ("draw", "d", "stock")
+    if action == TAKE_DISCARD:
+        return ("take", "t")
+    if action == DISCARD:
+        return ("discard", "x")
+    rank = RANK_NAMES[action - PLACE_SLOT_0 + 1]
+    return (rank, "1") if rank == "A" else (rank,)
+
+
+def move_prefixes(state: GameState) -> tuple[str, ...]:
+    """Words that may come before a slot (``place 3``, ``slot 3``, ``K 3`` when the held card is a King)."""
+    held = RANK_NAMES[state.held] if state.held >= 0 else None
+    return ("place", "p", "slot", *((held,) if held else ()))
 
 
 def listing(names: Sequence[str], conjunction: str = "and") -> str:
@@ -212,6 +237,16 @@ def neighbor_apply_and_describe(
     return lines
 
 
+def neighbor_move_words(state: NeighborState, action: int) -> tuple[str, ...]:
+    """What a person types for a legal ``action`` (R14): ``roll`` (``r``), ``end`` (``e``), and a
+    marker to uncover after a 7 by its total (``8``)."""
+    if action == ROLL_DICE:
+        return ("roll", "r")
+    if action == END_TURN:
+        return ("end", "e")
+    return (str(TOTALS[action - UNCOVER_0]),)
+
+
 def neighbor_describe_config(config: neighbor.NeighborConfig) -> str:
     """One line: players and the turn limit (R12)."""
     return f"Help Your Neighbor: {config.num_players} players, ten markers each, a turn limit of {config.max_turns}"
@@ -242,9 +277,11 @@ class Narrator:
     choice_text: Callable[[Any, int], str]
     apply_and_describe: Callable[[Any, int, np.random.Generator, Sequence[str]], list[str]]
     result_text: Callable[[Any, Sequence[str], int], str]
-    aliases: dict[str, int]
+    words: Callable[[Any, int], tuple[str, ...]]  # what may be typed for a legal action, the menu's first
+    prefixes: Callable[[Any], tuple[str, ...]]  # words that may come before a slot or total (``place 3``)
     legend: str  # how the text table shows what is hidden or covered
     turn_of: Callable[[Any], tuple[int, ...]]  # changes exactly when a turn ends
+    reveal: Callable[..., str]  # (state, names) -> the table with everything hidden shown, once a hand ends
 
 
 NARRATORS: dict[str, Narrator] = {
@@ -254,9 +291,11 @@ NARRATORS: dict[str, Narrator] = {
         choice_text,
         apply_and_describe,
         result_text,
-        ALIASES,
+        move_words,
+        move_prefixes,
         "Face-down cards show as ##, a wild card in a slot as K*; forced moves are played for you.",
         lambda state: (state.hand, state.turn),
+        functools.partial(render_table, reveal=True),
     ),
     "help_your_neighbor": Narrator(
         NEIGHBOR,
@@ -264,9 +303,11 @@ NARRATORS: dict[str, Narrator] = {
         neighbor_choice_text,
         neighbor_apply_and_describe,
         neighbor_result_text,
-        NEIGHBOR_ALIASES,
+        neighbor_move_words,
+        lambda state: ("uncover", "u"),
         "Covered markers show as ##; forced moves (every turn's first roll) are played for you.",
         lambda state: (state.turn,),
+        render_neighbor,  # nothing is hidden (R12)
     ),
 }
 
@@ -294,6 +335,7 @@ class Table:
         self.agent_rngs = [agent_rng(seed, seat) for seat in range(config.num_players)]
         self.observer = self.game.make_observer(config)
         self.state = self.game.new_game(config, self.rng, deal)
+        self.ended_hand: Any = None  # the hand of a match the last move ended, as it ended (apply)
 
     @property
     def over(self) -> bool:
@@ -325,8 +367,20 @@ class Table:
         return action
 
     def apply(self, action: int) -> list[str]:
-        """Apply a legal action of the seat to act; what happened, one line per event."""
-        return self.narrator.apply_and_describe(self.state, action, self.rng, self.names)
+        """Apply a legal action of the seat to act; what happened, one line per event. When it ends a
+        hand of a match (R9), :attr:`ended_hand` is that hand as it ended, before the next was dealt
+        (for :meth:`revealed_text`); else None."""
+        ending = None
+        if self.game is TRASH and self.state.config.match:
+            ending = core.clone(self.state), copy.deepcopy(self.rng), self.state.hand
+        lines = self.narrator.apply_and_describe(self.state, action, self.rng, self.names)
+        self.ended_hand = None
+        if ending is not None and self.state.hand != ending[2] and not self.state.over:
+            ended, rng, _ = ending
+            ended.config = dataclasses.replace(ended.config, match=False)  # the hand alone ends where it is
+            core.apply_action(ended, action, rng)
+            self.ended_hand = ended
+        return lines
 
     def text(self) -> str:
         """The public table as text."""
@@ -334,6 +388,45 @@ class Table:
 
     def choice_text(self, action: int) -> str:
         return self.narrator.choice_text(self.state, action)
+
+    def move_word(self, action: int) -> str:
+        """The word the menu shows for a legal ``action``: what to type for it."""
+        return self.narrator.words(self.state, action)[0]
+
+    def read_move(self, text: str) -> int:
+        """The legal action ``text`` names, as a person types it (``draw``, ``K 3``, ``3``; ``#4`` for
+        action 4 of R13 or R14); a ValueError saying why not otherwise."""
+        legal = self.legal_actions()
+        words = text.strip().lower().split()
+        if len(words) == 1 and words[0].startswith(ACTION_NUMBER) and words[0][1:].isdigit():
+            number = int(words[0][1:])
+            if number in legal:
+                return number
+            raise ValueError(f"{words[0]} is not a legal move now")
+        prefixes = [word.lower() for word in self.narrator.prefixes(self.state)]
+        if len(words) == 2 and words[0] in prefixes:
+            words = words[1:]
+        named = {word.lower(): action for action in legal for word in self.narrator.words(self.state, action)}
+        if len(words) == 1 and words[0] in named:
+            return named[words[0]]
+        if not words:
+            raise ValueError("enter a move")
+        if self.game is TRASH and len(words) == 2 and words[0].upper() in RANK_NAMES:
+            held = self.state.held
+            raise ValueError(f"you hold {RANK_NAMES[held] if held >= 0 else 'no card'}, not {words[0].upper()}")
+        every = {
+            word.lower()
+            for action in range(self.game.num_actions)
+            for word in (self.narrator.words(self.state, action) if action not in legal else ())
+        }
+        if len(words) == 1 and words[0] in every:
+            raise ValueError(f"{words[0]} is not a legal move now")
+        raise ValueError(f"{text.strip()!r} is not a move")
+
+    def revealed_text(self, state: Any = None) -> str:
+        """The table with every hidden card shown, as the end of a hand lays it open: the game's state
+        once it is over, or a hand of a match that ended (:attr:`ended_hand`)."""
+        return self.narrator.reveal(self.state if state is None else state, self.names)
 
     def result_text(self) -> str:
         return self.narrator.result_text(self.state, self.names, self.human)

@@ -35,8 +35,8 @@ J, Q, K = 11, 12, 13
 
 
 def test_invalid_input_gets_a_hint_and_the_prompt_again_then_the_game_is_played_out() -> None:
-    """An empty line, text, an out-of-range number, an illegal number and ``?`` never crash:
-    each gets a one-line hint (``?`` the menu again) and the prompt repeats; answering the
+    """An empty line, text, a number that names no move, an illegal action number and ``?`` never
+    crash: each gets a one-line hint (``?`` the menu again) and the prompt repeats; answering the
     lowest legal move from then on plays the hand to its end (R8), with the result (R10)."""
     code, text, script = run(["--seed", "0"], ["", "hello", "99", "ILLEGAL", "?"], autoplay=ALL)
     assert code == 0
@@ -47,8 +47,8 @@ def test_invalid_input_gets_a_hint_and_the_prompt_again_then_the_game_is_played_
     hints = [prompts[i].splitlines()[0] for i in range(1, 5)]
     assert hints[0].startswith("enter a move: choose ")
     assert hints[1].startswith("'hello' is not a move: choose ")
-    assert hints[2].startswith("99 is not a legal move now: choose ")
-    assert hints[3].startswith(f"{illegal} is not a legal move now: choose ")
+    assert hints[2].startswith("'99' is not a move: choose ")
+    assert hints[3].startswith(f"#{illegal} is not a legal move now: choose ")
     assert all("? shows the moves again, q quits" in hint for hint in hints)
     # ``?`` shows the table and the same menu again before the next prompt.
     assert "your moves:" in prompts[5]
@@ -63,14 +63,45 @@ def test_invalid_input_gets_a_hint_and_the_prompt_again_then_the_game_is_played_
     assert text.rstrip().endswith(play.AGAIN_PROMPT + "\nend of input: you left the game.")
 
 
-def test_aliases_draw_take_and_discard() -> None:
-    """``d``, ``t`` and ``x`` stand for actions 0, 1 and 12 (R13) where they are legal, and
-    are refused with a hint where not: seed 1 opens with a King to place (no draw choice)."""
-    code, text, _ = run(["--seed", "1"], ["d", "t", "x"])
+def test_draw_take_and_discard_by_name_where_legal() -> None:
+    """``d`` and ``t`` (``draw``, ``take``) are refused with a hint where they are not legal: seed 1
+    opens with a King to place (no draw choice, R4); ``x`` (``discard``) discards it (R13)."""
+    code, text, _ = run(["--seed", "1"], ["d", "take", "x"])
     assert code == 0
-    assert "d is not a legal move now: choose 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 or 12 (x) (? shows" in text
-    assert "t is not a legal move now" in text
+    assert "d is not a legal move now: choose A, 2, 3, 4, 5, 6, 7, 8, 9, 10 or discard (? shows" in text
+    assert "take is not a legal move now" in text
     assert "you discard K" in text
+
+
+@pytest.mark.parametrize("typed", ["3", "K 3", "k 3", "place 3", "slot 3", "p 3", "#4"])
+def test_a_slot_is_named_by_its_rank_with_or_without_the_card_held(typed: str) -> None:
+    """Seed 1 opens with a wild King to place (R6): ``3``, ``K 3``, ``place 3`` and ``#4`` (action 4,
+    R13) all put it in the Three's slot, the one a person calls the 3."""
+    code, text, _ = run(["--seed", "1"], [typed])
+    assert code == 0
+    assert "you place K in the 3's slot and turn up " in text
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("Q 3", "you hold K, not Q: choose A, 2"),
+        ("11", "'11' is not a move: choose A, 2"),
+        ("#13", "#13 is not a legal move now"),
+        ("place", "'place' is not a move"),
+        ("3 4", "you hold K, not 3"),
+        ("draw 3", "'draw 3' is not a move"),
+    ],
+)
+def test_what_names_no_legal_move_is_refused_with_a_hint(typed: str, said: str) -> None:
+    code, text, _ = run(["--seed", "1"], [typed])
+    assert code == 0
+    assert said in text and "you place K" not in text
+
+
+def test_the_ace_slot_is_a_or_1() -> None:
+    for typed in ("A", "a", "1", "K 1"):
+        assert "you place K in the A's slot" in run(["--seed", "1"], [typed])[1]
 
 
 def test_eof_at_the_first_prompt_leaves_cleanly() -> None:
@@ -108,10 +139,10 @@ def test_ctrl_c_leaves_cleanly(game: list[str]) -> None:
 
 @GAMES
 @pytest.mark.parametrize("word", ["?", "h", "help"])
-def test_help_explains_the_numbers_and_aliases_then_shows_the_table_and_menu_again(word: str, game: list[str]) -> None:
-    """``?``, ``h`` and ``help`` print the game's help: its rule section of action numbers (R13 or
-    R14), every alias with its number, how to ask for help and how to quit; then the table and the
-    same menu again, and the prompt. Nothing is played meanwhile."""
+def test_help_explains_the_moves_then_shows_the_table_and_menu_again(word: str, game: list[str]) -> None:
+    """``?``, ``h`` and ``help`` print the game's help: its rule section of the moves (R13 or R14),
+    every word a move is typed as, the action numbers, how to ask for help and how to quit; then the
+    table and the same menu again, and the prompt. Nothing is played meanwhile."""
     code, text, script = run([*game, "--seed", "0"], [word, "q"])
     assert code == 0 and script.calls == 2
     before, after, last = text.split(play.PROMPT)
@@ -120,9 +151,11 @@ def test_help_explains_the_numbers_and_aliases_then_shows_the_table_and_menu_aga
     table_and_menu = before[before.rindex("\n\n") + 2 :]  # what the first prompt followed
     assert after == "\n" + help_text + "\n\n" + table_and_menu  # nothing else, nothing played
     assert last == "you left the game.\n"
-    assert ("RULES.md R14" if game else "RULES.md R13") in help_text
-    for alias, action in play_table.NARRATORS[name].aliases.items():
-        assert re.search(rf"^ +{action}  .*\(alias {alias}[;)]", help_text, re.M), (alias, action)
+    assert ("the rule book's R14" if game else "the rule book's R13") in help_text
+    words = ("roll (or r)", "end (or e)", "2 .. 6, 8 .. 12", "#N") if game else (
+        "draw (or d)", "take (or t)", "discard (or x)", "A, 2 .. 10", "K 3", "#N"
+    )
+    assert all(word in help_text for word in words)
     assert "? (or h, help)" in help_text and "q (or quit, exit)" in help_text
 
 
@@ -244,7 +277,7 @@ def test_every_move_is_narrated_and_the_menu_names_the_moves() -> None:
     greedy = [1, 2, 3, 4, J, 6, 7, 8, 9, 10]
     deck = stacked_deck(config, [you, greedy], stock=[7, 5, 1])
     out = io.StringIO()
-    code = play.play(config, [None, GreedyAgent()], input_fn=Script(["2"]), out=out, deal=deck)
+    code = play.play(config, [None, GreedyAgent()], input_fn=Script(["A"]), out=out, deal=deck)
     text = out.getvalue()
     assert code == 0
     lines_in_order(
@@ -252,21 +285,22 @@ def test_every_move_is_narrated_and_the_menu_names_the_moves() -> None:
         [
             "you draw 7",
             "you place 7 and turn up K",
-            "   2  place K in slot 0 (A)",
-            "  11  place K in slot 9 (10)",
-            "  12  discard K",
-            "enter a number (x = 12), ? for help, q to quit",
-            play.PROMPT + "you place K in slot 0 (A) and turn up Q",
+            "  A        place K in the A's slot",
+            "  10       place K in the 10's slot",
+            "  discard  discard K",
+            "type a move as listed, ? for help, q to quit",
+            play.PROMPT + "you place K in the A's slot and turn up Q",
             "you discard Q",
             "player_1 (greedy) draws 5",
             "player_1 (greedy) places 5 and turns up J",
             "player_1 (greedy) discards J",
             "you draw A",
-            "   2  place A in slot 0 (A), taking back the K",
-            "  12  discard A",
+            "  A        place A in the A's slot, taking back the K",
+            "  discard  discard A",
         ],
     )
-    assert "   8  place" not in text.split("you place 7", 1)[1].split(play.PROMPT, 1)[0]  # slot 6 is filled
+    menu = text.split("you place 7", 1)[1].split("your moves:\n", 1)[1].split(play.PROMPT, 1)[0]
+    assert "the 7's slot" not in menu and len(menu.splitlines()) == 11  # the 7's slot is filled
     assert re.search(r"^you +> +K\*  ", text, re.MULTILINE)  # the wild on the Ace slot in the table
 
 
@@ -328,6 +362,52 @@ def test_a_whole_match_is_narrated_hand_by_hand() -> None:
     assert [int(hand) for hand, *_ in ends] == list(range(1, len(ends) + 1))  # no drawn hands with this seed
     assert re.search(r"^result: (you win|player_1 \(greedy\) wins) the match; your reward [+-]1$", text, re.M)
     assert not re.search(r"\byou (draws|takes|places|turns|discards|completes|plays|wins)\b", text)
+
+
+def replayed(config, seed: int) -> play_table.Table:
+    """The game ``trash-play`` plays with ``seed`` against greedy when the human always takes the lowest
+    legal move (as :class:`Script` does), replayed on its own table; with every hand of a match that
+    ended, as it ended."""
+    table = play_table.Table(config, [None, GreedyAgent()], seed)
+    table.hands_ended = []
+    while not table.over:
+        table.apply(table.legal_actions()[0] if table.waiting else table.automatic_action())
+        if table.ended_hand is not None:
+            table.hands_ended.append(table.ended_hand)
+    return table
+
+
+def test_the_end_of_the_game_lays_every_face_down_card_open() -> None:
+    """Once the hand is over nothing is hidden any more: the last table shows each face-down card in
+    brackets, the very cards under those slots (R2 holds only while the hand is played)."""
+    code, text, _ = run(["--seed", "4"], autoplay=ALL)
+    assert code == 0
+    table = replayed(make_config(), 4)
+    state = table.state
+    hidden = [state.down[s][i] for s in range(2) for i, v in enumerate(state.up[s]) if v == core.FACE_DOWN]
+    assert hidden, "seed 4's hand should end with face-down cards"
+    last = first_game(text).rsplit("\n\n", 1)[1]
+    assert table.revealed_text() in last
+    shown = re.findall(r"\((A|[2-9]|10|J|Q|K)\)", last)
+    assert shown == [core.RANK_NAMES[card] for card in hidden]
+    rows = re.findall(r"^(?:you|player_1 \(greedy\)) +>? +(.*)$", text.split(table.revealed_text())[0], re.M)
+    assert rows and not any("(" in row for row in rows)  # no layout showed a face-down card before the end
+
+
+def test_each_hand_of_a_match_lays_its_layouts_open_as_it_ends() -> None:
+    """In a match (R9) every hand that ends shows its layouts, face-down cards open, before the next is
+    dealt: the table as the hand ended, with its winner, then the next hand's first moves."""
+    code, text, _ = run(["--match", "--seed", "2", "--override", "layout_size=3"], autoplay=ALL)
+    assert code == 0
+    table = replayed(make_config(match=True, layout_size=3), 2)
+    assert len(table.hands_ended) >= 2
+    shown = text.split("the layouts as the hand ended:\n")[1:]
+    assert len(shown) == len(table.hands_ended)
+    for piece, ended in zip(shown, table.hands_ended, strict=True):
+        assert piece.startswith(table.revealed_text(ended) + "\n")
+        assert "-- over: won by" in piece.splitlines()[0]
+        assert not any(value == core.FACE_DOWN and f"({core.RANK_NAMES[ended.down[s][i]]})" not in piece
+                       for s in range(2) for i, value in enumerate(ended.up[s]))  # fmt: skip
 
 
 def test_a_game_without_choices_is_played_through() -> None:

@@ -68,9 +68,9 @@ def test_every_kind_of_roll_is_narrated() -> None:
             f"{HEURISTIC} rolls 7 and must uncover a marker (R12)",
             f"{HEURISTIC} uncovers 8",
             "you roll 8 and cover it",
-            "   0  roll again",
-            "   1  end the turn",
-            "enter a number (r = 0, e = 1), ? for help, q to quit",
+            "  roll  roll again",
+            "  end   end the turn",
+            "type a move as listed, ? for help, q to quit",
             play.PROMPT + f"you roll 8: {HEURISTIC} covers it (help your neighbor) and takes the turn",
             f"{HEURISTIC} rolls 6 and covers it",
             f"{HEURISTIC} rolls 6: you cover it (help your neighbor) and take the turn",
@@ -96,7 +96,7 @@ def test_a_game_cut_off_by_the_turn_limit_is_a_draw() -> None:
 
 
 def test_illegal_entries_are_asked_again() -> None:
-    """A number that is not legal now, an alias of Trash, text and ``?`` each get a hint (``?``
+    """A total that is not to be uncovered now, a move of Trash, text and ``?`` each get a hint (``?``
     the menu again) and the same prompt; ``q`` then leaves."""
     code, text, script = run([*HYN, "--seed", "3"], ["5", "d", "hello", "", "?", "q"])
     assert code == 0
@@ -104,10 +104,10 @@ def test_illegal_entries_are_asked_again() -> None:
     prompts = text.split(play.PROMPT)
     hints = [prompts[i].splitlines()[0] for i in range(1, 5)]
     assert hints == [
-        "5 is not a legal move now: choose 0 (r) or 1 (e) (? shows the moves again, q quits)",
-        "'d' is not a move: choose 0 (r) or 1 (e) (? shows the moves again, q quits)",
-        "'hello' is not a move: choose 0 (r) or 1 (e) (? shows the moves again, q quits)",
-        "enter a move: choose 0 (r) or 1 (e) (? shows the moves again, q quits)",
+        "5 is not a legal move now: choose roll or end (? shows the moves again, q quits)",
+        "'d' is not a move: choose roll or end (? shows the moves again, q quits)",
+        "'hello' is not a move: choose roll or end (? shows the moves again, q quits)",
+        "enter a move: choose roll or end (? shows the moves again, q quits)",
     ]
     assert last_menu(prompts[5]) == [0, 1]
     assert text.rstrip().endswith("you left the game.")
@@ -115,22 +115,23 @@ def test_illegal_entries_are_asked_again() -> None:
 
 
 def test_uncovering_after_a_seven_is_a_menu_of_the_covered_markers() -> None:
-    """After a 7 with two markers covered, the menu lists their uncovering (R14 actions 2 + j);
-    a marker is chosen by its action number, not by its total (9 would be the 10's)."""
+    """After a 7 with two markers covered, the menu lists their uncovering (R14 actions 2 + j), each
+    by its total: 9 is not covered (not legal), 6 is uncovered by typing 6 (``uncover 2`` or ``#2``
+    would have taken the other)."""
     config = neighbor.make_config()
     out = io.StringIO()
-    script = Script(["r", "r", "9", "6"], out)  # roll again twice; 9 (uncover 10) is not legal, 6 (uncover 6) is
+    script = Script(["r", "r", "9", "6"], out)  # roll again twice; 9 is not covered, 6 is
     code = play.play(config, [None, NeighborHeuristic()], input_fn=script, out=out, deal=[2, 6, 7])
     text = out.getvalue()
     assert code == 0
     assert "you roll 7 and must uncover a marker (R12)" in text
     after_seven = text.split("must uncover a marker (R12)", 1)[1].split("you uncover 6", 1)[0]
     assert last_menu(after_seven) == [2, 6]
-    assert "   2  uncover 2\n   6  uncover 6\n" in after_seven
+    assert "  2  uncover 2\n  6  uncover 6\n" in after_seven
     lines_in_order(
         text,
         [
-            "enter a number, ? for help, q to quit",
+            "type a move as listed, ? for help, q to quit",
             play.PROMPT + "9 is not a legal move now: choose 2 or 6 (? shows the moves again, q quits)",
             play.PROMPT + "you uncover 6",
         ],

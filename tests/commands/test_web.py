@@ -35,6 +35,7 @@ from agents.commands import play
 from agents.commands import table as play_table
 from trash_env.trash import rules as core
 from trash_env.trash.config import make_config
+from trash_env.trash.drawing import trash_svg
 
 try:
     import uvicorn
@@ -577,6 +578,22 @@ def test_nothing_hidden_is_served(seed: int) -> None:
         backs = served[-1]["svg"].count('fill="#2b4c9b"')  # svg.COLOURS["back"]
         face_down = sum(value == core.FACE_DOWN for row in state.up for value in row)
         assert backs == face_down + (1 if state.stock else 0)
+
+
+def test_the_table_of_a_finished_game_lays_the_face_down_cards_open() -> None:
+    """Once the game is over the browser's table shows every face-down card (R2 hides them only while
+    the hand is played): the served picture is the drawing with ``reveal``, and no card back is left
+    in the layouts."""
+    client = client_for(["--opponents", "greedy"], 4)
+    state, actions, _ = play_out(client, np.random.default_rng(1))
+    config, agents = setup(["--opponents", "greedy"])
+    table = play_table.Table(config, agents, 4)
+    moves = iter(actions)
+    while not table.over:
+        table.apply(next(moves) if table.waiting else table.automatic_action())
+    assert any(value == core.FACE_DOWN for row in table.state.up for value in row)
+    assert state["svg"] == trash_svg(table.state, table.names, reveal=True)
+    assert state["svg"].count('fill="#2b4c9b"') == (1 if table.state.stock else 0)  # the stock's back only
 
 
 # --------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from agents.base import SeatView
 from agents.baselines import GreedyAgent
 from agents.commands import play
 from agents.commands import table as play_table
+from trash_env.neighbor import rules as neighbor
 from trash_env.trash import rules as core
 from trash_env.trash.config import RulesConfig
 from trash_env.trash.observation import Observer
@@ -28,7 +29,8 @@ class Script:
     game (``play.AGAIN_PROMPT`` printed last to ``out``) it gives the next of ``again`` instead, or
     raises EOFError when they are used up.
 
-    The answer ``"ILLEGAL"`` is replaced by the lowest action number missing from the last menu.
+    The answer ``"ILLEGAL"`` is replaced by the lowest action number missing from the last menu (typed
+    as ``#N``, the way the prompt takes an action number); autoplay types ``#N`` too.
     """
 
     def __init__(
@@ -55,23 +57,42 @@ class Script:
         if self.answers:
             answer = self.answers.pop(0)
             if answer == "ILLEGAL":
-                answer = str(min(set(range(core.NUM_ACTIONS)) - set(last_menu(self.out.getvalue()))))
+                answer = f"#{min(set(range(core.NUM_ACTIONS)) - set(last_menu(self.out.getvalue())))}"
             return answer
         if self.autoplay > 0:
             self.autoplay -= 1
-            return str(min(last_menu(self.out.getvalue())))
+            return f"#{min(last_menu(self.out.getvalue()))}"
         raise EOFError
 
 
+def menu_action(word: str, description: str) -> int:
+    """The action number (R13, R14) of a menu line: the word to type and what the move does."""
+    if description.startswith("draw from the stock"):
+        return core.DRAW_STOCK
+    if description.startswith("take the discard"):
+        return core.TAKE_DISCARD
+    if description.startswith("discard"):
+        return core.DISCARD
+    if description.startswith("place"):
+        return core.PLACE_SLOT_0 + core.RANK_NAMES.index(word) - 1
+    if description.startswith("roll"):
+        return neighbor.ROLL_DICE
+    if description == "end the turn":
+        return neighbor.END_TURN
+    assert description.startswith("uncover"), description
+    return neighbor.UNCOVER_0 + neighbor.TOTALS.index(int(word))
+
+
 def last_menu(text: str) -> list[int]:
-    """The action numbers of the last ``your moves:`` menu in ``text``."""
+    """The action numbers of the moves of the last ``your moves:`` menu in ``text`` (each line shows the
+    word to type and what the move does)."""
     menu = text.rsplit("your moves:\n", 1)[1]
     actions = []
     for line in menu.splitlines():
-        match = re.match(r"\s+(\d+)  \S", line)
+        match = re.match(r"  (\S+) +(\S.*)$", line)
         if not match:
             break
-        actions.append(int(match.group(1)))
+        actions.append(menu_action(match.group(1), match.group(2)))
     assert actions, "no menu found"
     return actions
 

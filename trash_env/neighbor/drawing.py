@@ -16,10 +16,11 @@ from trash_env.rendering.svg import COLOURS, GAP, LEFT, TOP, document, new_drawi
 MARKER = 40
 
 
-def neighbor_svg(state: NeighborState, names: Sequence[str] | None = None) -> str:
+def neighbor_svg(state: NeighborState, names: Sequence[str] | None = None, reveal: bool = False) -> str:
     """A Help Your Neighbor table as an SVG document (R12): per seat its ten markers (a covered marker
     is dark with its total dimmed, an uncovered one light with its total), whose turn it is, the last
-    roll and who covered it through the privilege, and who used the privilege last."""
+    roll and who covered it through the privilege, and who used the privilege last. Nothing is hidden
+    (R12): ``reveal`` is accepted, as the Trash drawing takes it, and changes nothing."""
     import drawsvg
 
     n = state.num_players

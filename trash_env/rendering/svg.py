@@ -24,6 +24,7 @@ COLOURS = {
     "text": "#f4f4ee",
     "turn": "#ffd54a",
     "covered": "#7f93c9",
+    "label": "#cfe6d6",  # the slot labels over a layout
 }
 
 

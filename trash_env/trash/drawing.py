@@ -19,20 +19,28 @@ from trash_env.trash.rules import DRAW, FACE_DOWN, OVER, PHASE_NAMES, RANK_NAMES
 CARD_W, CARD_H = 38, 54
 ROW = CARD_H + 26  # one seat's row
 WIDTH = LEFT + MAX_LAYOUT * (CARD_W + GAP) + 150
+LABELS = 18  # the row of slot labels (A .. 10) above the first seat's layout
 
 
-def card(drawing: Any, x: float, y: float, rank: int | None, wild: bool = False) -> None:
-    """A card at (x, y): face up with its rank (``wild``: a wild card standing in a slot), or its
-    back when ``rank`` is None."""
+def card(drawing: Any, x: float, y: float, rank: int | None, wild: bool = False, revealed: bool = False) -> None:
+    """A card at (x, y): face up with its rank (``wild``: a wild card standing in a slot; ``revealed``:
+    a face-down card laid open once the hand is over, on the back's colour), or its back when ``rank``
+    is None."""
     if rank is None:
         rect(drawing, x, y, CARD_W, CARD_H, rx=4, fill=COLOURS["back"], stroke="#ffffff")
         rect(drawing, x + 4, y + 4, CARD_W - 8, CARD_H - 8, rx=2, fill="none", stroke="#8fa8e8")
         return
     fill = COLOURS["wild"] if wild else COLOURS["face"]
     rect(drawing, x, y, CARD_W, CARD_H, rx=4, fill=fill, stroke="#444444")
+    if revealed:
+        rect(drawing, x + 2, y + 2, CARD_W - 4, CARD_H - 4, rx=3, fill="none", stroke=COLOURS["back"], stroke_width=3)
     label = RANK_NAMES[rank] + ("*" if wild else "")
     colour = COLOURS["red"] if rank in (1, 3, 5, 7, 9, 11, 13) else COLOURS["ink"]
     text(drawing, label, x + CARD_W / 2, y + CARD_H / 2 + 6, 17, text_anchor="middle", font_weight="bold", fill=colour)
+
+
+def cards(count: int) -> str:
+    return f"{count} card" if count == 1 else f"{count} cards"
 
 
 def empty_slot(drawing: Any, x: float, y: float) -> None:
@@ -40,11 +48,13 @@ def empty_slot(drawing: Any, x: float, y: float) -> None:
     rect(drawing, x, y, CARD_W, CARD_H, rx=4, fill="none", stroke="#9fc9ae", stroke_dasharray="4,3")
 
 
-def trash_svg(state: GameState, names: Sequence[str] | None = None) -> str:
-    """The public table of a Trash game as an SVG document (a string)."""
+def trash_svg(state: GameState, names: Sequence[str] | None = None, reveal: bool = False) -> str:
+    """The public table of a Trash game as an SVG document (a string); ``reveal`` lays every face-down
+    card open, framed in the back's colour (once the game is over: never while it is played, R2)."""
     n = state.num_players
     names = list(names) if names is not None else [f"player_{i}" for i in range(n)]
-    height = TOP + n * ROW + 16
+    top = TOP + LABELS  # the first seat's row, under the slot labels
+    height = top + n * ROW + 16
     drawing = new_drawing(WIDTH, height)
     config = state.config
     if state.phase == OVER:
@@ -65,19 +75,24 @@ def trash_svg(state: GameState, names: Sequence[str] | None = None) -> str:
         card(drawing, 14, 34, None)
     else:
         empty_slot(drawing, 14, 34)
-    text(drawing, f"stock {len(state.stock)}", 14 + CARD_W + 6, 66)
+    text(drawing, "stock", 14 + CARD_W + 6, 58, 13)
+    text(drawing, cards(len(state.stock)), 14 + CARD_W + 6, 74, 13)
     x = 150
     if state.discard:
         card(drawing, x, 34, state.discard[-1])
     else:
         empty_slot(drawing, x, 34)
-    text(drawing, f"discard {len(state.discard)}", x + CARD_W + 6, 66)
+    text(drawing, "discard pile", x + CARD_W + 6, 58, 13)
+    text(drawing, cards(len(state.discard)), x + CARD_W + 6, 74, 13)
     x = 300
     if state.phase not in (DRAW, OVER):
         card(drawing, x, 34, state.held)
         text(drawing, f"held by {names[state.current]}", x + CARD_W + 6, 66, 14, WIDTH - 14 - (x + CARD_W + 6))
+    for slot in range(MAX_LAYOUT):  # each slot named by the rank whose place it is (R2)
+        middle = LEFT + slot * (CARD_W + GAP) + CARD_W / 2
+        text(drawing, RANK_NAMES[slot + 1], middle, top - 9, 12, text_anchor="middle", fill=COLOURS["label"])
     for seat in range(n):
-        y = TOP + seat * ROW
+        y = top + seat * ROW
         turn = seat == state.current and state.phase != OVER
         seat_name(drawing, names[seat], y + CARD_H / 2, turn)
         if turn:
@@ -89,7 +104,9 @@ def trash_svg(state: GameState, names: Sequence[str] | None = None) -> str:
                 empty_slot(drawing, cx, y)
                 continue
             value = state.up[seat][slot]
-            if value == FACE_DOWN:
+            if value == FACE_DOWN and reveal:
+                card(drawing, cx, y, state.down[seat][slot], revealed=True)
+            elif value == FACE_DOWN:
                 card(drawing, cx, y, None)
             else:
                 card(drawing, cx, y, value, wild=value != slot + 1)

@@ -1,6 +1,7 @@
 """A readable text view of a Trash table, for ``render_mode="ansi"`` and the terminal.
 
-Only public information is shown (R2): face-down cards are ``##``.
+Only public information is shown (R2): face-down cards are ``##``; asked to ``reveal`` (once a hand is
+over, as the terminal game shows it), each face-down card in brackets, ``(7)``.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ def slot_text(value: int, slot: int) -> str:
     return RANK_NAMES[value] + "*"
 
 
-def render_table(state: GameState, names: Sequence[str] | None = None) -> str:
-    """The whole public table as text, one line per seat."""
+def render_table(state: GameState, names: Sequence[str] | None = None, reveal: bool = False) -> str:
+    """The whole public table as text, one line per seat; ``reveal`` shows each face-down card in
+    brackets (``(7)``: what the end of a hand lays open), never to be used while a hand is played (R2)."""
     n = state.num_players
     names = list(names) if names is not None else [f"player_{i}" for i in range(n)]
     width = max(len(name) for name in names)
@@ -42,12 +44,16 @@ def render_table(state: GameState, names: Sequence[str] | None = None) -> str:
     top = RANK_NAMES[state.discard[-1]] if state.discard else "-"
     held = "-" if state.phase in (DRAW, OVER) else RANK_NAMES[state.held]
     piles = f"stock {len(state.stock)}  discard {len(state.discard)} (top {top})  held {held}"
-    ranks = "  ".join(f"{RANK_NAMES[i + 1]:>3s}" for i in range(MAX_LAYOUT))
+    cell = 4 if reveal else 3
+    ranks = "  ".join(f"{RANK_NAMES[i + 1]:>{cell}s}" for i in range(MAX_LAYOUT))
     lines = [header, piles, f"{'':{width}s}  {ranks}"]
     for seat in range(n):
-        cells = [slot_text(v, i) for i, v in enumerate(state.up[seat])]
+        cells = [
+            f"({RANK_NAMES[state.down[seat][i]]})" if reveal and v == FACE_DOWN else slot_text(v, i)
+            for i, v in enumerate(state.up[seat])
+        ]
         cells += ["." for _ in range(state.sizes[seat], MAX_LAYOUT)]
-        row = "  ".join(f"{c:>3s}" for c in cells)
+        row = "  ".join(f"{c:>{cell}s}" for c in cells)
         marker = ">" if seat == state.current and state.phase != OVER else " "
         notes = []
         if config.match:

@@ -156,7 +156,9 @@ class Session:
         }
 
     def _svg(self) -> str:
-        return self.table.game.draw(self.table.state, self.table.names)
+        """The table as the browser shows it: public (R2), every face-down card laid open once the game is over."""
+        state = self.table.state
+        return self.table.game.draw(state, self.table.names, reveal=state.over)
 
     def _view(self) -> dict[str, Any]:
         table = self.table
