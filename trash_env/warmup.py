@@ -13,38 +13,37 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from trash_env.jit import HAVE_NUMBA, silent_compiles
 
 
+def _run_engine(batch_type: Callable[..., Any], config: Any, baselines: tuple[str, str]) -> None:
+    """An engine's kernels: fast mode (a seat asked, one in-engine baseline), exact mode (two in-engine
+    baselines) and single-agent, each on one thread and in parallel."""
+    asked, other = baselines
+    for parallel in (False, True):
+        batch = batch_type(config, 2, seed=0, policies=[None, asked], parallel=parallel)
+        _play(batch.reset()[1], batch.step)
+        batch_type(config, 2, exact=True, policies=[asked, other], parallel=parallel).reset(seeds=[0, 1])
+        single = batch_type(config, 2, seed=0, opponents=[asked], parallel=parallel)
+        _play(single.reset()[1], single.step)
+
+
 def _run_trash() -> None:
     from trash_env.trash import batched
     from trash_env.trash.config import make_config
 
-    config = make_config(num_players=2)
-    for parallel in (False, True):
-        batch = batched.TrashBatch(config, 2, seed=0, policies=[None, "greedy"], parallel=parallel)
-        _play(batch.reset()[1], batch.step)
-        exact = batched.TrashBatch(config, 2, exact=True, policies=["greedy", "counter"], parallel=parallel)
-        exact.reset(seeds=[0, 1])
-        single = batched.TrashBatch(config, 2, seed=0, opponents=["greedy"], parallel=parallel)
-        _play(single.reset()[1], single.step)
+    _run_engine(batched.TrashBatch, make_config(num_players=2), ("greedy", "counter"))
 
 
 def _run_neighbor() -> None:
     from trash_env.neighbor import batched
     from trash_env.neighbor.rules import make_config
 
-    config = make_config(num_players=2)
-    for parallel in (False, True):
-        batch = batched.NeighborBatch(config, 2, seed=0, policies=[None, "heuristic"], parallel=parallel)
-        _play(batch.reset()[1], batch.step)
-        exact = batched.NeighborBatch(config, 2, exact=True, policies=["heuristic", "roller"], parallel=parallel)
-        exact.reset(seeds=[0, 1])
-        single = batched.NeighborBatch(config, 2, seed=0, opponents=["heuristic"], parallel=parallel)
-        _play(single.reset()[1], single.step)
+    _run_engine(batched.NeighborBatch, make_config(num_players=2), ("heuristic", "roller"))
 
 
 def _run_solver() -> None:
