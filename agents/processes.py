@@ -91,17 +91,23 @@ def set_threads(threads: int | None = None) -> int:
 def numba_threads(count: int | None) -> Iterator[None]:
     """Numba's parallel kernels on ``count`` threads while the block runs (at most the count Numba was
     started with; None: as they are), then as before. For kernels whose results do not depend on the
-    thread count (the exact solver's sweeps), so that they may use the cores a run has to itself."""
-    numba = sys.modules.get("numba")
+    thread count (the exact solver's sweeps), so that they may use the cores a run has to itself. torch's
+    count is kept: Numba's thread pool, started by its first call, sets OpenMP's count, torch's default.
+    (Not torch's own threads: beside Numba's pool, which waits spinning, two of them made a network's
+    forward passes slower, not faster.)"""
+    numba, torch = sys.modules.get("numba"), sys.modules.get("torch")
     if count is None or numba is None:
         yield
         return
+    torch_before = torch.get_num_threads() if torch is not None else None  # before Numba's first call
     before = numba.get_num_threads()
     numba.set_num_threads(max(1, min(count, numba.config.NUMBA_NUM_THREADS)))
     try:
         yield
     finally:
         numba.set_num_threads(before)
+        if torch_before is not None:
+            torch.set_num_threads(torch_before)
 
 
 def one_thread_per_process() -> None:

@@ -253,7 +253,7 @@ class ValidationDeals:
 
         if not exact.applies(self.task, agent):
             return None
-        return exact.exact_entry(self.task, exact.tables_of(agent), self.task.reference)
+        return exact.exact_entry(self.task, exact.tables_of(agent), self.task.reference, exact.CURVE_TOLERANCE)
 
 
 # ---------------------------------------------------------------------- child processes

@@ -49,7 +49,9 @@ from trash_env.neighbor.solver import (
     roll_outcomes,
 )
 
-CHUNK = 1 << 17  # states per batch of observations
+# States per batch of observations: small enough that a network's activations stay in the cache (a 128x128
+# policy's tables 2.4 times as fast as in batches of 1 << 17, the same tables).
+CHUNK = 1 << 12
 SIZE = 1 << NUM_MARKERS
 BITS = np.arange(NUM_MARKERS)
 
