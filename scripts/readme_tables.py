@@ -306,6 +306,32 @@ def compile_cost() -> str:
     )
 
 
+def smallest_runs() -> str:
+    """How long the smallest run of each built-in takes (``benchmarks/smallest_runs.py``, written to
+    ``docs/speed/smallest_runs.json``): per algorithm, its slowest run on the sampled tasks and on the two
+    exactly scored ones, and whether every printed score was the result file's."""
+    data = _load("speed/smallest_runs.json")
+    runs = [run for run in data["figures"]["runs"] if "refused" not in run]
+    rows = []
+    for algorithm in dict.fromkeys(run["algorithm"] for run in runs):
+        mine = [run for run in runs if run["algorithm"] == algorithm]
+        by = {kind: [run["seconds"] for run in mine if run["scoring"] == kind] for kind in ("sampled", "exact")}
+        rows.append(
+            [
+                f"`{algorithm}`",
+                str(len(mine)),
+                f"{max(by['sampled']):.0f} s" if by["sampled"] else "-",
+                f"{max(by['exact']):.0f} s" if by["exact"] else "-",
+                "yes" if all(run["same"] for run in mine) else "no",
+            ]
+        )
+    header = ["algorithm", "tasks", "slowest, sampled tasks", "slowest, exactly scored tasks", "printed = file"]
+    machine = data["machine"]
+    where = f"{machine['cpu']}, {machine['cores']} cores, {data['date']}"
+    note = f"\nMeasured by `python benchmarks/smallest_runs.py` on {where}.\n"
+    return table(header, rows).rstrip("\n") + "\n" + note
+
+
 def default_training() -> str:
     """``make train``'s final table, from the ``final_eval.json`` of a run of it (``docs/default_final_eval.json``),
     in the columns the command prints."""
@@ -998,6 +1024,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "leaderboard-summary": leaderboard_summary,
     "leaderboard-findings": leaderboard_findings,
     "compile-cost": compile_cost,
+    "smallest-runs": smallest_runs,
     "neighbor-exact-pairs": neighbor_exact_pairs,
     "neighbor-exact-gaps": neighbor_exact_gaps,
     "neighbor-optimal-ladder": neighbor_optimal_ladder,
