@@ -124,12 +124,13 @@ def rules_fields(
 ) -> dict[str, Any]:
     """The rules fields of ``--num-players`` and ``--match``, then ``rules`` (given from Python), then every
     ``--override`` on top: what a game's ``make_config`` and environments take besides the preset.
-    ``--match`` is refused for Help Your Neighbor, whose games are single (R12)."""
+    ``--match`` is refused for a game without matches (Help Your Neighbor's games are single, R12)."""
     fields: dict[str, Any] = {"num_players": num_players}
-    if game == "trash":
+    described = get_game(game)
+    if described.matches:
         fields["match"] = match
     elif match:
-        raise ValueError("--match: Help Your Neighbor has no matches of hands (R12)")
+        raise ValueError(f"--match: {described.title} has no matches of hands (R9 is Trash's)")
     return {**fields, **(rules or {}), **parse_overrides(overrides)}
 
 
@@ -144,6 +145,13 @@ def rules_config(
     """The rules configuration every command builds from its flags (``--game``, ``--preset``,
     ``--num-players``, ``--match``, ``--override``): a ValueError naming a bad one."""
     return get_game(game).make_config(preset, **rules_fields(game, num_players, match, overrides, rules))
+
+
+def presets() -> list[str]:
+    """Every game's presets (``--preset`` choices): Trash's of R11, and ``standard`` every game has."""
+    from trash_env.games import GAMES
+
+    return sorted({preset for game in GAMES.values() for preset in game.presets})
 
 
 def add_threads_flag(parser: argparse.ArgumentParser) -> None:

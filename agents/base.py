@@ -33,7 +33,7 @@ class Agent(ABC):
     ``name`` and implement :meth:`act`."""
 
     name: str = "agent"
-    games: tuple[str, ...] = ("trash",)  # the games.Game names this agent plays
+    games: tuple[str, ...] | None = ("trash",)  # the names of the games this agent plays (None: every game)
     batchable: bool = False  # implements act_batch
 
     @abstractmethod
@@ -64,7 +64,7 @@ class Agent(ABC):
         """Raise ``ValueError`` if this agent cannot play ``config`` (another game;
         learned agents also check the rules they were trained for)."""
         game = game_of(config)
-        if game.name not in self.games:
+        if self.games is not None and game.name not in self.games:
             raise ValueError(f"agent {self.name!r} plays {' and '.join(self.games)}, not {game.name}")
 
     def __repr__(self) -> str:

@@ -28,7 +28,7 @@ class RandomAgent(PolicyAgent):
     """
 
     name = "random"
-    games = ("trash", "help_your_neighbor")
+    games = None  # every game: its moves are drawn from the legal ones, whatever they are
     batchable = True
 
     def act(self, view: SeatView, rng: np.random.Generator) -> int:

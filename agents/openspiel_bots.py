@@ -30,7 +30,7 @@ import numpy as np
 
 from agents.base import Agent, SeatView
 from trash_env.extras import missing_extra
-from trash_env.games import game_of
+from trash_env.games import NEIGHBOR, game_of
 
 try:
     import pyspiel
@@ -54,8 +54,7 @@ def _loaded(name: str, params: tuple[tuple[str, Any], ...]) -> Any:
 def openspiel_game(config: Any) -> Any:
     """The OpenSpiel game (:mod:`trash_env.openspiel`) that plays ``config``; a one-line ValueError
     if none does (a configuration other than a preset's with the rule book's turn limit)."""
-    game = game_of(config)
-    if game.name == "help_your_neighbor":
+    if game_of(config) is NEIGHBOR:
         if config != neighbor.make_config(num_players=config.num_players):
             raise ValueError(f"python_help_your_neighbor plays R12's turn limit only, not max_turns={config.max_turns}")
         return _loaded(osp.NEIGHBOR_NAME, (("players", config.num_players),))

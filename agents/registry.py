@@ -1,4 +1,5 @@
-"""Agents by name, per game, for the evaluation and play commands.
+"""Agents by name, for the evaluation and play commands: one registry of the baseline agents
+(:data:`BASELINES`), each with the games it plays and the in-engine policy that chooses exactly as it.
 
 Trash: ``random``, ``greedy``, ``counter``, ``search`` (with an optional budget,
 ``search:samples=32,rollouts=2``). Help Your Neighbor: ``random``, ``heuristic``, ``roller`` (the
@@ -12,8 +13,9 @@ In either game, a trained policy by file path (``train.py``'s ``.zip``, a NumPy 
 folder ``train_rllib.py`` exports), or a policy shipped inside the package by name
 (``shipped:standard-2p``; :mod:`agents.shipped` lists them).
 
-The names every tool picks by default are here too, per game: :data:`DEFAULT_OPPONENT`,
-:data:`DEFAULT_BASELINES` and :data:`SCORED_BASELINES`.
+Which baselines the tools pick by default is each game's (its descriptor's ``default_opponent``,
+``scored_baselines``, ``heldout``): :func:`default_baselines` and :func:`scored_baselines` read them.
+A baseline defined elsewhere (a plug-in game's) joins with :func:`register_baseline`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from agents import shipped
@@ -29,7 +32,22 @@ from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
 from agents.heuristic import NeighborHeuristic, NeighborRoller
 from agents.optimal import OptimalAgent
 from trash_env.extras import extra_of, needs_extra, top_module
-from trash_env.games import get_game
+from trash_env.games import NEIGHBOR, TRASH, get_game
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A baseline agent: its name, the games it plays (None: every game), how it is made
+    (``make(**options)``), and the name of the in-engine policy (the game's batched engine,
+    ``Game.engine.policies``) that chooses exactly as it does, if any."""
+
+    name: str
+    games: tuple[str, ...] | None
+    make: Callable[..., Agent]
+    engine: str | None = None
+
+    def plays(self, game: str) -> bool:
+        return self.games is None or game in self.games
 
 
 def _search(**budget: int) -> Agent:
@@ -38,37 +56,66 @@ def _search(**budget: int) -> Agent:
     return SearchAgent(**budget)
 
 
-BASELINES_BY_GAME: dict[str, dict[str, Callable[..., Agent]]] = {
-    "trash": {"random": RandomAgent, "greedy": GreedyAgent, "counter": CountingAgent, "search": _search},
-    "help_your_neighbor": {
-        "random": RandomAgent,
-        "heuristic": NeighborHeuristic,
-        "roller": NeighborRoller,
-        "optimal": OptimalAgent,
-    },
+BASELINES: dict[str, Baseline] = {
+    baseline.name: baseline
+    for baseline in (
+        Baseline("random", None, RandomAgent, engine="random"),
+        Baseline("greedy", (TRASH.name,), GreedyAgent, engine="greedy"),
+        Baseline("counter", (TRASH.name,), CountingAgent, engine="counter"),
+        Baseline("search", (TRASH.name,), _search),
+        Baseline("heuristic", (NEIGHBOR.name,), NeighborHeuristic, engine="heuristic"),
+        Baseline("roller", (NEIGHBOR.name,), NeighborRoller, engine="roller"),
+        Baseline("optimal", (NEIGHBOR.name,), OptimalAgent, engine="optimal"),
+    )
 }
-BASELINES = BASELINES_BY_GAME["trash"]
+"""Every baseline by name: the one place a new one is added (or :func:`register_baseline`)."""
 
-# The baselines the tools pick by default, per game, named here once: the commands, the training
-# library and the benchmark's tasks import these rather than spell the names out.
-DEFAULT_OPPONENT: dict[str, str] = {"trash": "greedy", "help_your_neighbor": "heuristic"}
-"""Per game, the hand-written baseline to play against by default (``trash-play``'s opponent): one
-that decides at once and plays sensibly (``greedy`` for Trash; ``search`` is slower by far)."""
-DEFAULT_BASELINES: dict[str, tuple[str, ...]] = {game: ("random", name) for game, name in DEFAULT_OPPONENT.items()}
-"""Per game, ``random`` and :data:`DEFAULT_OPPONENT`: the default training opponents and evaluation
-yardsticks of ``train.py``, and the training opponents of the benchmark's tasks that train against
-baselines (``agents.bench.tasks``)."""
-SCORED_BASELINES: dict[str, tuple[str, ...]] = {
-    "trash": ("random", "greedy", "counter"),
-    "help_your_neighbor": ("random", "heuristic", "optimal"),
-}
-"""Per game, the baselines ``trash-bench references`` scores on every task beside the learners: every
-baseline but ``search``, too slow for thousands of deals (``optimal`` only where there are two players)."""
+
+def register_baseline(baseline: Baseline) -> Baseline:
+    """Add ``baseline`` to :data:`BASELINES` (a plug-in's); a ValueError if its name is taken."""
+    if baseline.name in BASELINES and BASELINES[baseline.name] is not baseline:
+        raise ValueError(f"a baseline named {baseline.name!r} is registered already")
+    BASELINES[baseline.name] = baseline
+    return baseline
+
+
+def baselines(game: str) -> dict[str, Baseline]:
+    """The baselines of ``game`` by name."""
+    return {name: baseline for name, baseline in BASELINES.items() if baseline.plays(game)}
+
+
+def default_baselines(game: str) -> tuple[str, ...]:
+    """``random`` and the game's default opponent: the default training opponents and evaluation
+    yardsticks of ``train.py``, and the training opponents of the benchmark's tasks that train against
+    baselines (``agents.bench.tasks``)."""
+    return ("random", get_game(game).default_opponent)
+
+
+def scored_baselines(game: str, num_players: int) -> list[str]:
+    """The baselines ``trash-bench references`` scores on a task beside the learners (the game's
+    ``scored_baselines``; those of a solved two-player game, such as ``optimal``, only where it has
+    two players)."""
+    scored = get_game(game).scored_baselines
+    return [name for name in scored if num_players == 2 or name not in TWO_PLAYERS_ONLY]
+
+
+TWO_PLAYERS_ONLY = ("optimal",)  # baselines of a solved game, which exists for two players only
+
+
+def engine_policy(agent: Agent, game: str) -> str | None:
+    """The batched engine's name for an agent it plays inside itself (in ``game``), choosing exactly as
+    the agent does (exact mode's ``random`` draws as ``RandomAgent`` from the seat's keyed stream):
+    the baseline of exactly the agent's type (a subclass may choose otherwise), else None."""
+    engine = get_game(game).engine
+    for baseline in BASELINES.values():
+        if baseline.make is type(agent) and baseline.plays(game):
+            return baseline.engine if engine is not None and baseline.engine in engine.policies else None
+    return None
 
 
 OPENSPIEL_AGENTS: dict[str, tuple[str, str]] = {
-    "openspiel_mcts": ("help_your_neighbor", "OpenSpielMCTS"),
-    "openspiel_ismcts": ("trash", "OpenSpielISMCTS"),
+    "openspiel_mcts": (NEIGHBOR.name, "OpenSpielMCTS"),
+    "openspiel_ismcts": (TRASH.name, "OpenSpielISMCTS"),
 }
 """OpenSpiel's bots (the ``openspiel`` extra): name -> (the game it plays, its class in
 :mod:`agents.openspiel_bots`), imported at first use."""
@@ -95,7 +142,7 @@ def _best_response(spec: str, game_name: str) -> Agent:
     """``best_response:SPEC``: the target is checked now (an unknown agent or a missing policy file is
     said before anything is computed); its best response is computed at the first check or decision."""
     target = spec.partition(":")[2]
-    if game_name != "help_your_neighbor":
+    if not get_game(game_name).solved:
         raise ValueError(f"agent {spec!r}: best responses are exact only for two-player Help Your Neighbor")
     if not target or target.startswith(f"{BEST_RESPONSE}:"):
         raise ValueError(f"agent {spec!r}: name the agent to respond to, as best_response:heuristic")
@@ -147,23 +194,24 @@ def make_agent(spec: str, game: str = "trash") -> Agent:
         'heuristic'
     """
     game_name = get_game(game).name
-    baselines = BASELINES_BY_GAME[game_name]
+    known = baselines(game_name)
     if spec.startswith(f"{BEST_RESPONSE}:"):
         return _best_response(spec, game_name)
     if spec.startswith(shipped.PREFIX):
         return _shipped(spec, game_name)
     name, _, options = spec.partition(":")
-    if name not in baselines and (Path(spec).is_dir() or spec.endswith(".zip") or Path(spec).is_file()):
+    if name not in known and (Path(spec).is_dir() or spec.endswith(".zip") or Path(spec).is_file()):
         return _policy_file(spec)
     if name in OPENSPIEL_AGENTS:
         factory = _openspiel_agent(name, game_name)
-    elif name in baselines:
-        factory = baselines[name]
+    elif name in known:
+        factory = known[name].make
     else:
         ours = ", ".join(policy.spec for policy in shipped.SHIPPED.values() if policy.game == game_name)
+        also = f" or a shipped policy ({ours})" if ours else ""
         raise ValueError(
-            f"unknown agent {spec!r} for {game_name}: baselines are {sorted(baselines)}, or give a policy file "
-            f"(.zip, .npz) or a shipped policy ({ours})"
+            f"unknown agent {spec!r} for {game_name}: baselines are {sorted(known)}, or give a policy file "
+            f"(.zip, .npz){also}"
         )
     kwargs: dict[str, int] = {}
     for item in filter(None, options.split(",")):

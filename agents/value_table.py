@@ -36,6 +36,7 @@ import numpy as np
 from agents.base import Agent
 from agents.optimal import TableAgent
 from trash_env.files import atomic_path, open_zip
+from trash_env.neighbor.game import GAME as NEIGHBOR
 from trash_env.neighbor.rules import NUM_MARKERS, TOTALS
 
 KIND = "trash-rl neighbor value table"
@@ -93,7 +94,7 @@ class ValueTableAgent(TableAgent):
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_name(path.name + ".npz")
-        metadata = {"kind": KIND, "format": FORMAT, "game": "help_your_neighbor", "num_players": 2}
+        metadata = {"kind": KIND, "format": FORMAT, "game": NEIGHBOR.name, "num_players": 2}
         with atomic_path(path) as partial, open(partial, "wb") as handle:
             np.savez_compressed(handle, value=self.value, metadata=np.array(json.dumps(metadata)))
         return path
@@ -145,7 +146,7 @@ def _check_metadata(path: Path, raw: np.ndarray) -> None:
     from agents.linear import read_metadata
 
     metadata = read_metadata(path, raw, KIND, FORMAT)
-    if metadata.get("game") != "help_your_neighbor" or metadata.get("num_players") != 2:
+    if metadata.get("game") != NEIGHBOR.name or metadata.get("num_players") != 2:
         raise ValueError(f"{path}: a value table is of two-player help_your_neighbor, this one says otherwise")
 
 

@@ -24,7 +24,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from figures import write_figures
 
-from agents.registry import DEFAULT_BASELINES
+from agents.registry import default_baselines
 from agents.training import sb3 as train
 
 
@@ -50,7 +50,7 @@ def main() -> None:
                 n_envs=args.n_envs,
                 total_timesteps=args.timesteps,
                 seed=seed,
-                opponents=list(DEFAULT_BASELINES["trash"]),
+                opponents=list(default_baselines("trash")),
                 learning_rate=1e-4,
                 n_steps=max(16, 8192 // args.n_envs),
                 batch_size=512,
@@ -71,7 +71,7 @@ def main() -> None:
         print(
             f"  {name:8s} seed {seed}  vs {baseline:7s} {mean:+.4f} [{low:+.4f}, {high:+.4f}]   (run {seconds:.0f} s)"
         )
-    for name, baseline in itertools.product(("batched", "dummy"), DEFAULT_BASELINES["trash"]):
+    for name, baseline in itertools.product(("batched", "dummy"), default_baselines("trash")):
         means = [row[3] for row in rows if row[0] == name and row[2] == baseline]
         print(f"  {name:8s} mean over seeds vs {baseline:7s} {np.mean(means):+.4f} (seeds {len(means)})")
     settings = {"timesteps": args.timesteps, "n_envs": args.n_envs, "deals": args.deals, "learning_rate": 1e-4}

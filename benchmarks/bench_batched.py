@@ -46,7 +46,7 @@ def train_speed(kind: str, n_envs: int, timesteps: int, seed: int) -> float:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from agents.baselines import RandomAgent
-    from trash_env.single_agent import TrashSingleAgentEnv
+    from trash_env import TrashSingleAgentEnv
     from trash_env.trash.vec_env import TrashVecEnv
 
     if kind == "batched":

@@ -8,9 +8,10 @@ reinforcement-learning environments.
 A folder per game holds its rules core, configuration, observation, drawing and engines:
 :mod:`trash_env.trash` (Trash, R1-R11, R13, R15; the PettingZoo env ``trash_v0``) and
 :mod:`trash_env.neighbor` (Help Your Neighbor, R12, R14; ``help_your_neighbor_v0`` and the
-exact solver of two players). :mod:`trash_env.kernel` is what both rules cores share; the rest of
-this package is the env glue both games use (the AEC base, the single-agent Gymnasium envs,
-wrappers, records, pictures, files). It never imports ``agents``.
+exact solver of two players), each exporting its descriptor (:mod:`trash_env.game`), which
+:mod:`trash_env.games` collects. :mod:`trash_env.kernel` is what both rules cores share; the rest of
+this package is the env glue every game uses (the AEC base, the single-agent Gymnasium env, wrappers,
+records, pictures, files). It never imports ``agents``.
 """
 
 from importlib import metadata as _metadata
@@ -18,10 +19,12 @@ from typing import Any
 
 import gymnasium
 
+from trash_env.games import GAMES  # registers the package's games first: every look-up finds them
+from trash_env.neighbor.single_agent import NeighborSingleAgentEnv
 from trash_env.records import replay
-from trash_env.single_agent import NeighborSingleAgentEnv, TrashSingleAgentEnv
 from trash_env.trash.config import PRESETS, RulesConfig, make_config
 from trash_env.trash.env import env, raw_env
+from trash_env.trash.single_agent import TrashSingleAgentEnv
 
 __all__ = [
     "PRESETS",
@@ -53,7 +56,6 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'trash_env' has no attribute {name!r}")
 
 
-if "TrashSingleAgent-v0" not in gymnasium.registry:
-    gymnasium.register(id="TrashSingleAgent-v0", entry_point="trash_env.single_agent:TrashSingleAgentEnv")
-if "HelpYourNeighborSingleAgent-v0" not in gymnasium.registry:
-    gymnasium.register(id="HelpYourNeighborSingleAgent-v0", entry_point="trash_env.single_agent:NeighborSingleAgentEnv")
+for _game in GAMES.values():  # each game's single-agent env under its Gymnasium id
+    if _game.single_agent_id and _game.single_agent_id not in gymnasium.registry:
+        gymnasium.register(id=_game.single_agent_id, entry_point=_game.single_agent_entry_point)

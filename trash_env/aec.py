@@ -1,4 +1,4 @@
-"""The PettingZoo AEC environment written once for every game of :mod:`trash_env.games`.
+"""The PettingZoo AEC environment written once for every game (a :class:`~trash_env.game.Game` descriptor).
 
 ``trash_v0`` (:mod:`trash_env.trash.env`) and ``help_your_neighbor_v0``
 (:mod:`trash_env.neighbor.env`) are subclasses that name their game and
@@ -16,7 +16,8 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from trash_env.games import Game
+from trash_env.game import Game
+from trash_env.records import make_record
 from trash_env.wrappers import StandardChecks
 
 _EPISODE_SEED_BOUND = 2**63
@@ -133,6 +134,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
     def _start_episode(self) -> None:
         self._rng = np.random.default_rng(self.episode_seed)
         self.game_state = self.game.new_game(self.config, self._rng, self._deal)
+        self._recorded_deal = self.game.record_deal(self.game_state, self._deal)  # before any move
         self.actions: list[int] = []
 
     # ------------------------------------------------------------------ step
@@ -195,7 +197,10 @@ class TurnBasedEnv(AECEnv, EzPickle):
         return self._record()
 
     def _record(self) -> dict[str, Any]:
-        raise NotImplementedError
+        return make_record(
+            self.game, self.config, self.episode_seed, self._recorded_deal, self._deal is not None, self.actions,
+            self.game_state,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ render
 

@@ -1,19 +1,18 @@
 """Game records: every episode as plain JSON data, and its replay to the identical end.
 
-:func:`replay` reads the records of both games, ``trash_v0`` and
-``help_your_neighbor_v0`` (see :func:`make_neighbor_record`).
-
-A record holds the configuration, the episode's seed, the first hand's deck,
-and every action applied to the core in order (forced moves included), so a
-replay needs neither the environment nor the agents. The seed drives every
-random event after the deal: reshuffles (R7) and the decks of later hands in
-a match (R9).
+A record holds the configuration, the episode's seed, its deal (Trash: the first hand's deck,
+stacked or shuffled; Help Your Neighbor: the stacked dice, and as a check every total rolled), and
+every action applied to the core in order (forced moves included), so a replay needs neither the
+environment nor the agents. The seed drives every random event after the deal: reshuffles (R7), the
+decks of later hands in a match (R9), the dice. What a record holds beside the common fields is its
+game's (the descriptor's ``record_fields``, ``record_start``, ``record_check``), so one replay reads
+the records of every game: :func:`replay` finds the game by the record's ``"game"``.
 
 A record is data, never code: :func:`load_record` reads a file as JSON only, and
-:func:`check_record` refuses (one ``ValueError`` line) anything that is not the
-object of a record of either game with its fields of the right types. A replay
-checks the result the record states (``over``, ``truncated``, ``winners``,
-``returns``) against the one its actions give, so a record cannot claim another.
+:func:`check_record` refuses (one ``ValueError`` line) anything that is not the object of a record
+of a known game with its fields of the right types. A replay checks the result the record states
+(``over``, ``truncated``, ``winners``, ``returns``) against the one its actions give, so a record
+cannot claim another.
 """
 
 from __future__ import annotations
@@ -28,101 +27,80 @@ from typing import Any
 import numpy as np
 
 from trash_env import files
-from trash_env.neighbor import rules as neighbor
-from trash_env.neighbor.rules import NeighborConfig, NeighborState
-from trash_env.trash.config import RulesConfig
-from trash_env.trash.rules import GameState, apply_action, new_game, returns
+from trash_env.game import Game, game_of_record
 
-RECORD_VERSION = 1
-GAME_NAME = "trash_v0"
 RESULT_FIELDS = ("over", "truncated", "winners", "returns")  # what a record states of its end, checked on replay
 
 
 def make_record(
-    config: RulesConfig,
-    seed: int | list[int],
-    deck: list[int],
-    deck_given: bool,
-    actions: list[int],
-    state: GameState,
+    game: Game, config: Any, seed: int | list[int], deal: Any, deal_given: bool, actions: list[int], state: Any
 ) -> dict[str, Any]:
-    """A JSON-serialisable record of one episode (``state`` is where it stands now).
+    """A JSON-serialisable record of one episode of ``game`` (``state`` is where it stands now; ``deal``
+    what it was dealt from, given or drawn from the seed).
 
     Records may carry optional fields that replay ignores and pictures show
     (:mod:`trash_env.rendering.media`): ``players`` (a name per seat) and ``probabilities`` (per
     action, None or the acting policy's probability of each legal action, ``{"action": p}``).
     """
     return {
-        "game": GAME_NAME,
-        "version": RECORD_VERSION,
+        "game": game.env_name,
+        "version": game.record_version,
         "config": config.to_dict(),
         "seed": _seed(seed),
-        "deck": [int(c) for c in deck],
-        "deck_source": "given" if deck_given else "shuffled",
+        **game.record_fields(state, deal, deal_given),
         "actions": [int(a) for a in actions],
         "over": state.over,
         "truncated": state.truncated,
         "winners": list(state.winners),
-        "returns": returns(state),
+        "returns": game.returns(state),
     }
 
 
-def replay(record: dict[str, Any], on_step: Callable[[Any, int, int], None] | None = None) -> GameState | NeighborState:
-    """Play a record's actions from its deal (or dice) and return the final state. ``on_step(state,
-    index, action)``, if given, is called at the start (index and action -1) and after each action
-    (the pictures of a replay).
+def replay(record: dict[str, Any], on_step: Callable[[Any, int, int], None] | None = None) -> Any:
+    """Play a record's actions from its deal and return the final state. ``on_step(state, index,
+    action)``, if given, is called at the start (index and action -1) and after each action (the
+    pictures of a replay).
 
-    A record that is not one of these games (:func:`check_record`), whose actions are not legal
+    A record that is not one of a known game (:func:`check_record`), whose actions are not legal
     where they stand, or whose stated result is not the one they give is a ``ValueError`` naming
     the problem.
     """
     check_record(record)
-    if record["game"] == NEIGHBOR_GAME_NAME:
-        return _replay_neighbor(record, on_step)
-    config = RulesConfig.from_dict(record["config"])
+    game = game_of_record(record)
+    config = game.config_type.from_dict(record["config"])
     rng = np.random.default_rng(record["seed"])
-    given = record["deck_source"] == "given"
-    state = new_game(config, rng, record["deck"] if given else None)
-    if state.deck != list(record["deck"]):
-        raise ValueError("the record's deck does not match the deck its seed shuffles")
+    state = game.record_start(record, config, rng)
     if on_step is not None:
         on_step(state, -1, -1)  # the deal
     for index, action in enumerate(record["actions"]):
         try:
-            apply_action(state, action, rng)
+            game.apply_action(state, action, rng)
         except ValueError as error:
             raise ValueError(f"game record action #{index} cannot be replayed: {error}") from None
         if on_step is not None:
             on_step(state, index, action)
-    _check_result(record, state, returns(state))
+    game.record_check(record, state)
+    _check_result(record, state, game.returns(state))
     return state
 
 
 def check_record(record: Any) -> None:
-    """A ``ValueError`` naming what is wrong unless ``record`` is a record of ``trash_v0`` or
-    ``help_your_neighbor_v0`` (nothing is replayed): a JSON object of a supported version with every
-    field, each of its type, and the optional ``players`` and ``probabilities`` well formed."""
-    if not isinstance(record, dict) or record.get("game") not in (GAME_NAME, NEIGHBOR_GAME_NAME):
-        raise ValueError(f"not a {GAME_NAME} or {NEIGHBOR_GAME_NAME} game record")
-    if record["game"] == NEIGHBOR_GAME_NAME:
-        keys = ("config", "seed", "dice", "actions", "rolls", *RESULT_FIELDS)
-        _check_record(record, NEIGHBOR_RECORD_VERSION, keys, ("dice", "actions"), "Help Your Neighbor")
-    else:
-        keys = ("config", "seed", "deck", "deck_source", "actions", *RESULT_FIELDS)
-        _check_record(record, RECORD_VERSION, keys, ("deck", "actions"), "rules")
-        if record["deck_source"] not in ("given", "shuffled"):
-            raise ValueError(
-                f"game record deck_source must be 'given' or 'shuffled', got {_short(record['deck_source'])}"
-            )
+    """A ``ValueError`` naming what is wrong unless ``record`` is a record of a known game (nothing is
+    replayed): a JSON object of its game's version with every field, each of its type, and the
+    optional ``players`` and ``probabilities`` well formed."""
+    game = game_of_record(record)
+    keys = ("config", "seed", *game.record_keys, "actions", *RESULT_FIELDS)
+    _check_record(record, game.record_version, keys, (game.record_keys[0], "actions"), game.title)
+    game.record_validate(record)
     _check_result_types(record)
     _check_extras(record)
 
 
 def _check_record(
-    record: dict[str, Any], version: int, keys: tuple[str, ...], lists: tuple[str, ...], fields: str
+    record: dict[str, Any], version: int, keys: tuple[str, ...], lists: tuple[str, ...], title: str
 ) -> None:
     """What every game's record must have: its ``version``, the ``keys``, a non-negative integer
-    seed, the ``lists`` as lists, the config as a dict of ``fields`` fields. A ValueError names
+    seed, the ``lists`` as lists, the config as a dict of its game's fields. A ValueError names
     what is wrong."""
     found = record.get("version")
     if type(found) is not int or found != version:
@@ -137,7 +115,7 @@ def _check_record(
         if not isinstance(record[field], list):
             raise ValueError(f"game record {field} must be a list, got {type(record[field]).__name__}")
     if not isinstance(record["config"], dict):
-        raise ValueError(f"game record config must be a dict of {fields} fields")
+        raise ValueError(f"game record config must be a dict of {title} fields")
 
 
 def _check_result_types(record: dict[str, Any]) -> None:
@@ -174,7 +152,7 @@ def _check_extras(record: dict[str, Any]) -> None:
             )
 
 
-def _check_result(record: dict[str, Any], state: GameState | NeighborState, replayed_returns: list[float]) -> None:
+def _check_result(record: dict[str, Any], state: Any, replayed_returns: list[float]) -> None:
     """A ``ValueError`` unless the result the record states is the one its replay reached."""
     replayed = {
         "over": state.over,
@@ -256,51 +234,3 @@ def _no_constant(name: str) -> Any:
 def _json_kind(value: Any) -> str:
     kinds = {list: "list", str: "string", bool: "boolean", int: "number", float: "number", type(None): "null"}
     return kinds.get(type(value), type(value).__name__)
-
-
-# --------------------------------------------------------------------------
-# Help Your Neighbor (R12)
-
-NEIGHBOR_GAME_NAME = "help_your_neighbor_v0"
-NEIGHBOR_RECORD_VERSION = 1
-
-
-def make_neighbor_record(
-    config: NeighborConfig, seed: int | list[int], dice: list[int], state: NeighborState, actions: list[int]
-) -> dict[str, Any]:
-    """A JSON-serialisable record of one Help Your Neighbor game: its seed, the
-    stacked dice it started with, every action (forced rolls included) and, as a
-    check, every total rolled (optional fields as in :func:`make_record`)."""
-    return {
-        "game": NEIGHBOR_GAME_NAME,
-        "version": NEIGHBOR_RECORD_VERSION,
-        "config": config.to_dict(),
-        "seed": _seed(seed),
-        "dice": [int(t) for t in dice],
-        "actions": [int(a) for a in actions],
-        "rolls": list(state.rolls),
-        "over": state.over,
-        "truncated": state.truncated,
-        "winners": list(state.winners),
-        "returns": neighbor.returns(state),
-    }
-
-
-def _replay_neighbor(record: dict[str, Any], on_step: Callable[[Any, int, int], None] | None = None) -> NeighborState:
-    """:func:`replay` for a checked Help Your Neighbor record."""
-    config = NeighborConfig.from_dict(record["config"])
-    rng = np.random.default_rng(record["seed"])
-    state = neighbor.new_game(config, record["dice"])
-    if on_step is not None:
-        on_step(state, -1, -1)  # the start
-    for index, action in enumerate(record["actions"]):
-        try:
-            neighbor.apply_action(state, action, rng)
-        except ValueError as error:
-            raise ValueError(f"game record action #{index} cannot be replayed: {error}") from None
-        if on_step is not None:
-            on_step(state, index, action)
-    if record["rolls"] != state.rolls:
-        raise ValueError("the record's rolls do not match the rolls its seed and dice give")
-    _check_result(record, state, neighbor.returns(state))
-    return state

@@ -82,7 +82,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from trash_env.games import NEIGHBOR, TRASH, Game
+from trash_env.game import Game
 from trash_env.view import SeatView
 
 Opponent = Any  # an object with act(view, rng) -> int, or a callable (view, rng) -> int
@@ -103,11 +103,14 @@ def _as_policy(opponent: Opponent) -> Callable[[SeatView, np.random.Generator], 
     raise ValueError(f"an opponent must have an act(view, rng) method or be a callable, got {opponent!r}")
 
 
-class TrashSingleAgentEnv(gymnasium.Env):
-    """One learner seat against opponents played inside ``step``. See the module docstring."""
+class SingleAgentEnv(gymnasium.Env):
+    """One learner seat of a game (a :class:`~trash_env.game.Game` descriptor, the class's ``game``)
+    against opponents played inside ``step``. See the module docstring; each game's folder names its
+    own (:class:`trash_env.trash.single_agent.TrashSingleAgentEnv`,
+    :class:`trash_env.neighbor.single_agent.NeighborSingleAgentEnv`)."""
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2}
-    game: Game = TRASH
+    game: Game
 
     def __init__(
         self,
@@ -278,14 +281,3 @@ class TrashSingleAgentEnv(gymnasium.Env):
             return text
         print(text + "\n")
         return None
-
-
-class NeighborSingleAgentEnv(TrashSingleAgentEnv):
-    """Help Your Neighbor (R12, R14) for one learner seat (gymnasium id
-    ``HelpYourNeighborSingleAgent-v0``): the same environment as
-    :class:`TrashSingleAgentEnv` on the dice game, `Discrete(12)` actions and the
-    observation of ``help_your_neighbor_v0``. ``reset(options={"dice": [...]})``
-    stacks the first rolls. Arguments: ``opponents``, ``learner_seat``,
-    ``render_mode``, ``illegal_reward``, ``num_players`` and ``max_turns``."""
-
-    game = NEIGHBOR

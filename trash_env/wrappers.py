@@ -26,7 +26,7 @@ from typing import Any
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from trash_env.trash import rules as core
+from trash_env.kernel import IllegalActionError
 
 
 class StandardChecks(OrderEnforcingWrapper):
@@ -58,7 +58,7 @@ class StandardChecks(OrderEnforcingWrapper):
             return
         try:
             raw.step(action)  # checks legality before it changes anything
-        except core.IllegalActionError:
+        except IllegalActionError:
             EnvLogger.warn_on_illegal_move()
             raw.end_by_illegal_move(agent, self._illegal_reward)
 

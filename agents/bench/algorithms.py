@@ -147,10 +147,12 @@ from agents.base import Agent, SeatView
 from agents.bench.settings import ON_POLICY, SELF_PLAY_SETTINGS, SETTINGS, UPDATES_AT_LEAST
 from agents.bench.tasks import MIN_POINT_DEALS, Task
 from agents.registry import make_agent
+from trash_env.games import TRASH, get_game
 
 Policy = Any  # an Agent, or a callable (observation, action_mask) -> action
 Checkpoint = Callable[[int, Policy], None]
 SHAPING = {"hands": 1.0, "progress": 1.0}  # maskable_ppo_shaped's weights (agents.training.shaping)
+SHAPED_GAME = TRASH.name  # what agents.training.shaping's potentials measure: Trash's hands and layouts
 KICKSTART = 0.1  # maskable_ppo_kickstart's share of the budget spent imitating the reference
 KICKSTART_SETTINGS = {**SETTINGS["maskable_ppo"], "learning_rate": 3e-5}  # fine-tuning: a tenth of the rate
 Validator = Callable[[Agent, "int | None"], dict]
@@ -304,10 +306,8 @@ class TaskContext:
         return pool
 
     def _single_agent_env(self, opponents: list[Any], **kwargs: Any) -> Any:
-        from trash_env.single_agent import NeighborSingleAgentEnv, TrashSingleAgentEnv
-
-        env_class = TrashSingleAgentEnv if self.task.game == "trash" else NeighborSingleAgentEnv
-        return env_class(self.task.preset, opponents=opponents, **self.task.rules, **kwargs)
+        game = get_game(self.task.game)
+        return game.single_agent_env(preset=self.task.preset, opponents=opponents, **self.task.rules, **kwargs)
 
     def single_agent_env(self, opponents: list[Any] | None = None, **kwargs: Any) -> Any:
         """The task's Gymnasium env: one learner seat (drawn per episode) against ``opponents``
@@ -318,10 +318,8 @@ class TaskContext:
     def pettingzoo_env(self, **kwargs: Any) -> Any:
         """The task's PettingZoo AEC env (every seat asked: for self-play and multi-agent learners),
         counting each step with an action."""
-        from trash_env import help_your_neighbor_v0, trash_v0
-
-        module = trash_v0 if self.task.game == "trash" else help_your_neighbor_v0
-        return counting_aec_env(module.env(self.task.preset, **self.task.rules, **kwargs), self.counter)
+        env = get_game(self.task.game).aec_env(preset=self.task.preset, **self.task.rules, **kwargs)
+        return counting_aec_env(env, self.counter)
 
     def vec_env(self, num_envs: int, opponents: list[Any] | None = None, batched: bool = False) -> Any:
         """A Stable-Baselines3 vector env of ``num_envs`` single-agent games, counting
@@ -413,7 +411,7 @@ class SB3Algorithm:
         from agents.training import sb3 as training
 
         task = context.task
-        if self.shaping and task.game != "trash":
+        if self.shaping and task.game != SHAPED_GAME:
             raise ValueError(f"{self.name} shapes Trash rewards (layouts, hands won), not {task.name}")
         opponents = [] if task.self_play else [task.reference] if self.against_reference else list(task.opponents)
         self_play = task.self_play or self.add_self_play

@@ -30,7 +30,7 @@ from typing import Any
 from agents.base import Agent
 from agents.bench.tasks import Task
 from agents.linear import LinearAgent
-from agents.registry import BASELINES_BY_GAME, make_agent
+from agents.registry import baselines, make_agent
 from agents.value_table import ValueTableAgent, load_npz
 from trash_env.files import atomic_path, read_bounded, write_json
 
@@ -52,7 +52,7 @@ def _with_suffix(stem: Path, suffix: str) -> Path:
 def _baseline_spec(agent: Agent, game: str) -> str | None:
     """The registry spec ``agent`` was made from, if it is a baseline of ``game``."""
     spec = getattr(agent, "spec", None)
-    if isinstance(spec, str) and spec.partition(":")[0] in BASELINES_BY_GAME[game]:
+    if isinstance(spec, str) and spec.partition(":")[0] in baselines(game):
         return spec
     return None
 
@@ -126,8 +126,8 @@ def _load_baseline(path: Path, task: Task) -> Agent:
     if saved["game"] != task.game:
         raise ValueError(f"{path} holds a baseline of {saved['game']!r}, task {task.name} is {task.game}")
     name = saved["agent"].partition(":")[0]
-    if name not in BASELINES_BY_GAME[task.game]:
+    if name not in baselines(task.game):
         raise ValueError(
-            f"{path}: {saved['agent']!r} is not a baseline of {task.game} ({sorted(BASELINES_BY_GAME[task.game])})"
+            f"{path}: {saved['agent']!r} is not a baseline of {task.game} ({sorted(baselines(task.game))})"
         )
     return make_agent(saved["agent"], task.game)

@@ -5,7 +5,7 @@ What plays (:func:`collect`): every result file of the task in the folder (every
 budget fraction), one entry per run named by its place under ``RESULTS/TASK/``
 (``maskable_ppo/seed_0``, ``ppo/fraction_0.01/seed_2``), its kept policy loaded weights-only
 (:func:`agents.bench.artifacts.load_artifact`); then the task's scored baselines
-(:data:`agents.registry.SCORED_BASELINES`, ``optimal`` where there are two players, as ``trash-bench
+(:func:`agents.registry.scored_baselines`, ``optimal`` where there are two players, as ``trash-bench
 references`` scores them). Left out, each with a warning and its reason in the JSON: invalid runs
 (``"valid": false``), runs of another task version, and format-1 results (they keep no policy). A
 run whose policy is missing or cannot be loaded stops everything, in one line naming the file,
@@ -46,7 +46,7 @@ from agents.bench.tasks import Task, get_task
 from agents.evaluation.games import SEED_LIMIT
 from agents.evaluation.report import _interval
 from agents.evaluation.stats import Interval, PairSummary
-from agents.registry import SCORED_BASELINES
+from agents.registry import scored_baselines
 from trash_env.files import check_output_path, write_json, write_text
 
 CROSSPLAY_SEED = 1_000_007
@@ -99,7 +99,7 @@ def check_task(task_name: str) -> Task:
 
 def baselines_of(task: Task) -> list[str]:
     """The task's scored baselines (``optimal`` only with two players), as ``trash-bench references``."""
-    return [b for b in SCORED_BASELINES[task.game] if b != "optimal" or task.num_players == 2]
+    return scored_baselines(task.game, task.num_players)
 
 
 def collect(

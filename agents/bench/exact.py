@@ -35,6 +35,7 @@ from typing import Any
 
 from agents.base import Agent
 from agents.bench.tasks import Task, load_references
+from trash_env.neighbor.game import GAME as NEIGHBOR
 
 EXACT_TOLERANCE = 1e-8
 CURVE_TOLERANCE = 1e-5  # the curve's points (see the module docstring)
@@ -63,7 +64,7 @@ def baseline_tables(name: str) -> Any:
 
     if name == "optimal":
         return optimal_tables(load_solution())
-    return decision_tables(make_agent(name, game="help_your_neighbor"))
+    return decision_tables(make_agent(name, game=NEIGHBOR.name))
 
 
 def tables_of(agent: Agent) -> Any:

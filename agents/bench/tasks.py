@@ -53,7 +53,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.registry import DEFAULT_BASELINES
+from agents.registry import default_baselines
+from trash_env.games import NEIGHBOR, TRASH, get_game
 
 PROTOCOL_VERSION = 2  # what a run is measured by (results record it): v2 has the held-out test
 MAX_TRAINING_SEED = 1_000_000  # training seeds are 0 .. MAX_TRAINING_SEED - 1
@@ -67,9 +68,6 @@ MAX_FRACTION = 10_000.0  # the open-budget track's largest budget fraction (1.5 
 MIN_ROLLOUT_STEPS = 16  # steps per env of the shortest rollout a built-in uses (A2C's) at any fraction
 SELF_PLAY = "self-play"
 REFERENCES = Path(__file__).with_name("references.json")
-HELDOUT: dict[str, tuple[str, ...]] = {"trash": ("counter",), "help_your_neighbor": ("roller",)}
-"""Per game, the held-out evaluation opponents: baselines no task trains against (``counter``
-counts the cards seen; ``roller`` is the Help Your Neighbor heuristic that always rolls again)."""
 
 
 @functools.cache
@@ -98,7 +96,7 @@ class Task:
     name: str
     version: int
     tests: str  # one line: what the task tests
-    game: str  # "trash" or "help_your_neighbor"
+    game: str  # the game's name (trash_env.games)
     preset: str
     rules: dict[str, Any]  # rules fields on top of the preset (num_players, match, ...)
     opponents: tuple[str, ...]  # training opponents, or (SELF_PLAY,)
@@ -121,15 +119,14 @@ class Task:
 
     @property
     def rules_text(self) -> str:
-        """The rules in a few words: ``"pagat, num_players=4, match=True"``; Help Your Neighbor, whose
-        only preset is its standard game, is named instead of its preset."""
+        """The rules in a few words: ``"pagat, num_players=4, match=True"``; a game of one preset (Help
+        Your Neighbor, whose only preset is its standard game) is named instead of its preset."""
+        game = get_game(self.game)
         fields = [f"{key}={value}" for key, value in self.rules.items()]
-        return ", ".join([self.preset if self.game == "trash" else "Help Your Neighbor", *fields])
+        return ", ".join([self.preset if len(game.presets) > 1 else game.title, *fields])
 
     def config(self) -> Any:
         """The task's rules configuration (R11, or R12 for Help Your Neighbor)."""
-        from trash_env.games import get_game
-
         return get_game(self.game).make_config(self.preset, **self.rules)
 
     def points(self, fraction: float = 1.0) -> list[int]:
@@ -206,8 +203,9 @@ class Task:
         return (score - low) / (high - low)
 
 
-# The tasks that train against baselines train against DEFAULT_BASELINES, and every task is evaluated
-# against its game's HELDOUT opponents beside its reference: a change of those changes these tasks, so
+# The tasks that train against baselines train against their game's default baselines, and every task is
+# evaluated against its game's held-out opponents (its descriptor's ``heldout``: baselines no task trains
+# against) beside its reference: a change of those changes these tasks, so
 # bump their versions (and recompute their references) with it.
 TASKS: dict[str, Task] = {
     task.name: task
@@ -216,147 +214,147 @@ TASKS: dict[str, Task] = {
             "trash-standard-2p",
             3,
             "the standard game, two players, single hands: the easy case every masked learner reaches",
-            "trash",
+            TRASH.name,
             "standard",
             {"num_players": 2},
-            DEFAULT_BASELINES["trash"],
+            default_baselines(TRASH.name),
             100_000,
             "greedy",
-            HELDOUT["trash"],
+            TRASH.heldout,
         ),
         Task(
             "trash-standard-4p",
             3,
             "four players: the learner's seat and three opponents' moves between its choices",
-            "trash",
+            TRASH.name,
             "standard",
             {"num_players": 4},
-            DEFAULT_BASELINES["trash"],
+            default_baselines(TRASH.name),
             150_000,
             "greedy",
-            HELDOUT["trash"],
+            TRASH.heldout,
         ),
         Task(
             "trash-standard-6p",
             3,
             "six players and three decks: a long wait between choices and more cards unaccounted for",
-            "trash",
+            TRASH.name,
             "standard",
             {"num_players": 6},
-            DEFAULT_BASELINES["trash"],
+            default_baselines(TRASH.name),
             150_000,
             "greedy",
-            HELDOUT["trash"],
+            TRASH.heldout,
         ),
         Task(
             "trash-pagat-2p",
             3,
             "Jacks wild, any discard may be taken, no final round (R11 pagat): more real choices per hand",
-            "trash",
+            TRASH.name,
             "pagat",
             {"num_players": 2},
-            DEFAULT_BASELINES["trash"],
+            default_baselines(TRASH.name),
             100_000,
             "greedy",
-            HELDOUT["trash"],
+            TRASH.heldout,
         ),
         Task(
             "trash-jokers-3p",
             3,
             "three players with Jokers (R6): more wild cards, so more choices of where to put them",
-            "trash",
+            TRASH.name,
             "jokers",
             {"num_players": 3},
-            DEFAULT_BASELINES["trash"],
+            default_baselines(TRASH.name),
             150_000,
             "greedy",
-            HELDOUT["trash"],
+            TRASH.heldout,
         ),
         Task(
             "trash-standard-2p-match",
             3,
             "matches (R9): one reward after several hands and hundreds of decisions",
-            "trash",
+            TRASH.name,
             "standard",
             {"num_players": 2, "match": True},
-            DEFAULT_BASELINES["trash"],
+            default_baselines(TRASH.name),
             200_000,
             "greedy",
-            HELDOUT["trash"],
+            TRASH.heldout,
         ),
         Task(
             "trash-pagat-4p-match",
             3,
             "pagat matches with four players: one reward after thousands of decisions, the hardest credit assignment",
-            "trash",
+            TRASH.name,
             "pagat",
             {"num_players": 4, "match": True},
-            DEFAULT_BASELINES["trash"],
+            default_baselines(TRASH.name),
             200_000,
             "greedy",
-            HELDOUT["trash"],
+            TRASH.heldout,
         ),
         Task(
             "trash-pagat-2p-match",
             3,
             "pagat matches, two players: the per-hand edges of pagat's extra choices, compounded over a match (R9)",
-            "trash",
+            TRASH.name,
             "pagat",
             {"num_players": 2, "match": True},
-            DEFAULT_BASELINES["trash"],
+            default_baselines(TRASH.name),
             200_000,
             "greedy",
-            HELDOUT["trash"],
+            TRASH.heldout,
         ),
         Task(
             "trash-standard-2p-selfplay",
             3,
             "self-play only: trained against its own snapshots, never a baseline, evaluated against greedy",
-            "trash",
+            TRASH.name,
             "standard",
             {"num_players": 2},
             (SELF_PLAY,),
             100_000,
             "greedy",
-            HELDOUT["trash"],
+            TRASH.heldout,
         ),
         Task(
             "hyn-2p",
             3,
             "Help Your Neighbor, two players: the solved game, so the reference is the optimum itself",
-            "help_your_neighbor",
+            NEIGHBOR.name,
             "standard",
             {"num_players": 2},
-            DEFAULT_BASELINES["help_your_neighbor"],
+            default_baselines(NEIGHBOR.name),
             150_000,
             "optimal",
-            HELDOUT["help_your_neighbor"],
+            NEIGHBOR.heldout,
             exact=True,
         ),
         Task(
             "hyn-2p-selfplay",
             3,
             "self-play on the solved game: does training against itself find the optimum without a teacher?",
-            "help_your_neighbor",
+            NEIGHBOR.name,
             "standard",
             {"num_players": 2},
             (SELF_PLAY,),
             150_000,
             "optimal",
-            HELDOUT["help_your_neighbor"],
+            NEIGHBOR.heldout,
             exact=True,
         ),
         Task(
             "hyn-4p",
             3,
             "Help Your Neighbor, four players: the privilege passes the dice around, against the heuristic",
-            "help_your_neighbor",
+            NEIGHBOR.name,
             "standard",
             {"num_players": 4},
-            DEFAULT_BASELINES["help_your_neighbor"],
+            default_baselines(NEIGHBOR.name),
             150_000,
             "heuristic",
-            HELDOUT["help_your_neighbor"],
+            NEIGHBOR.heldout,
         ),
     )
 }

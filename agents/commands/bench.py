@@ -37,7 +37,7 @@ from agents.arguments import ArgumentParser, at_least, fail, one_line, program_n
 from agents.bench.algorithms import BUILTIN
 from agents.bench.results import BadResultsError
 from agents.bench.tasks import PROTOCOL_VERSION, REFERENCES, TASKS, load_references, select_tasks
-from agents.registry import SCORED_BASELINES
+from agents.registry import scored_baselines
 from trash_env.files import check_output_path, write_json
 
 COMMAND = "trash-bench"
@@ -237,7 +237,7 @@ def compute_references(names: list[str], workers: int = 2) -> None:
     anchors from here. Written after each task, so a stopped command keeps what it measured."""
     stored = dict(load_references())
     for task in select_tasks(names):
-        baselines = [b for b in SCORED_BASELINES[task.game] if b != "optimal" or task.num_players == 2]
+        baselines = scored_baselines(task.game, task.num_players)
         baselines += [] if task.reference in baselines else [task.reference]
         scores = baseline_scores(task, baselines, task.reference, workers)
         heldout = {}

@@ -17,13 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.arguments import ArgumentParser, add_override_flag, at_least, program_name, rules_fields
-from trash_env import files, help_your_neighbor_v0, trash_v0
+from agents.arguments import ArgumentParser, add_override_flag, at_least, presets, program_name, rules_fields
+from trash_env import files
 from trash_env.games import GAMES, get_game
 from trash_env.records import replay
-from trash_env.trash.config import PRESETS
-
-ENVS = {"trash": trash_v0.env, "help_your_neighbor": help_your_neighbor_v0.env}  # each game's PettingZoo env()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
         prog=program_name("trash-demo"), description="Watch random legal players play Trash or Help Your Neighbor."
     )
     parser.add_argument("--game", default="trash", choices=sorted(GAMES), help="the game (default trash)")
-    parser.add_argument("--preset", default="standard", choices=sorted(PRESETS), help="rules preset (R11, Trash)")
+    parser.add_argument("--preset", default="standard", choices=presets(), help="rules preset (R11, Trash)")
     parser.add_argument("--num-players", type=int, default=2)
     parser.add_argument("--layout-size", type=int, default=None, help="the same as --override layout_size=N")
     parser.add_argument("--match", action="store_true", help="play a match of hands (R9, Trash)")
@@ -45,12 +42,12 @@ def main(argv: list[str] | None = None) -> int:
     layout = [] if args.layout_size is None else [f"layout_size={args.layout_size}"]
     try:
         game = get_game(args.game)
-        if game.name != "trash" and (args.preset != "standard" or args.layout_size is not None):
+        if len(game.presets) == 1 and (args.preset != "standard" or args.layout_size is not None):
             raise ValueError(f"--preset and --layout-size are options of Trash (R11); {game.name} has neither")
         overrides = rules_fields(game.name, args.num_players, args.match, layout + args.override)
         at_least("--seed", args.seed, 0)
         files.check_output_path("--record", args.record)
-        env = ENVS[game.name](args.preset, render_mode="ansi", **overrides)
+        env = game.aec_env(preset=args.preset, render_mode="ansi", **overrides)
     except ValueError as error:
         parser.error(str(error))
     env.reset(seed=args.seed)

@@ -45,6 +45,7 @@ from agents.arguments import (
     add_threads_flag,
     at_least,
     fail,
+    presets,
     program_name,
     rules_config,
     shipped_epilog,
@@ -56,7 +57,6 @@ from agents.evaluation.stats import summarize
 from agents.processes import set_threads
 from trash_env import files
 from trash_env.games import GAMES, get_game
-from trash_env.trash.config import PRESETS
 
 COMMAND = "trash-evaluate"
 
@@ -76,7 +76,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "shipped:NAME (below)",
     )
     parser.add_argument("--game", default="trash", choices=sorted(GAMES), help="the game (default trash)")
-    parser.add_argument("--preset", default="standard", choices=sorted(PRESETS), help="rules preset (R11, Trash)")
+    parser.add_argument("--preset", default="standard", choices=presets(), help="rules preset (R11, Trash)")
     parser.add_argument("--num-players", type=int, default=2)
     parser.add_argument(
         "--match", action="store_true", help="play matches of hands (R9) instead of single hands (Trash)"
@@ -150,7 +150,7 @@ def check_arguments(args: argparse.Namespace) -> Any:
     if args.exact:
         if args.save_records is not None:
             raise ValueError("--save-records saves played games; --exact plays none")
-        if args.game != "help_your_neighbor" or config.num_players != 2:
+        if not get_game(args.game).solved or config.num_players != 2:
             raise ValueError(
                 "--exact evaluates two-player Help Your Neighbor (the solved game): add --game help_your_neighbor"
             )
@@ -184,10 +184,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = summarize(results, bootstrap=args.bootstrap, seed=args.seed)
     mode = "independent" if args.independent else "duplicate"
     players = config.num_players
-    if args.game == "trash":
+    game = get_game(args.game)
+    if game.matches:
         what = f"{args.preset}, {players} players, {'matches' if config.match else 'hands'}"
     else:
-        what = f"Help Your Neighbor, {players} players"
+        what = f"{game.title}, {players} players"
     print_summary(summary, f"{what}, {args.deals} {mode} deals per pair, seed {args.seed}")
     settings = {
         "game": get_game(args.game).env_name,
@@ -262,7 +263,7 @@ def exact_main(args: argparse.Namespace, config: Any) -> int:
         losses = {gap["agent"]: gap["all"] for gap in gaps}
         exploits = exploitability_section(agents, tables, losses, console, status)
     if args.json:
-        settings = {"game": "help_your_neighbor_v0", "agents": args.agents, "exact": True}
+        settings = {"game": get_game(args.game).env_name, "agents": args.agents, "exact": True}
         found = {"pairs": pairs, "gaps": gaps}
         if args.exploitability:
             settings["exploitability"] = True

@@ -67,6 +67,7 @@ from agents.arguments import (
     add_override_flag,
     add_threads_flag,
     fail,
+    presets,
     program_name,
     rules_config,
     shipped_epilog,
@@ -74,11 +75,10 @@ from agents.arguments import (
 from agents.base import Agent
 from agents.commands.table import Table, listing
 from agents.processes import set_threads
-from agents.registry import DEFAULT_OPPONENT, make_agent
+from agents.registry import make_agent
 from trash_env import rulebook
 from trash_env.extras import needs_extra, top_module
-from trash_env.games import GAMES, TRASH, game_of
-from trash_env.trash.config import PRESETS
+from trash_env.games import GAMES, game_of
 
 COMMAND = "trash-play"
 PROMPT = "your move> "
@@ -92,39 +92,6 @@ AGAIN_WORDS = {  # what may be typed at AGAIN_PROMPT; Enter (an empty line) is A
     **dict.fromkeys(("m", "match"), MATCH),
 }
 FINISHED, LEFT, INTERRUPTED = "finished", "left", "interrupted"  # how one game ends, for the loop over games
-
-HOW_TO_ENTER = (
-    "Type a move as the menu names it; #N plays the action numbered N instead; ? (or h, help) shows this\n"
-    "help and the moves again; q (or quit, exit) leaves the game, as do the end of input (Ctrl-D) and Ctrl-C."
-)
-HELP = {  # the text of ? at a move, per game: what to type (R13, R14)
-    "trash": (
-        "help: type a move as a player names it (the rule book's R13 lists them):\n"
-        "  draw (or d)      draw from the stock\n"
-        "  take (or t)      take the top card of the discard pile (R4 says when it may be taken)\n"
-        "  A, 2 .. 10       place the card you hold in that rank's slot: 3 puts it in the Three's place; the\n"
-        "                   face-down card there becomes the card you hold, a wild card there comes back to you\n"
-        "                   (R5, R6); K 3, place 3 and slot 3 say the same\n"
-        "  discard (or x)   discard the card you hold, ending your turn\n"
-        "Only the legal moves are listed; a move with no choice (forced, R13) is played for you. #N plays\n"
-        "action N of R13 (0 draw, 1 take, 2..11 the slots A..10, 12 discard).\n"
-        "The table shows only public information (R2): ## is a face-down card, K* a wild card in a slot,\n"
-        "the stock a count; when a hand ends, every face-down card is shown in brackets, (7).\n"
-        "The rules: trash-play --rules (R1-R11; one section: trash-play --rules R5).\n" + HOW_TO_ENTER
-    ),
-    "help_your_neighbor": (
-        "help: type a move as a player names it (the rule book's R14 lists them):\n"
-        "  roll (or r)      roll the dice again\n"
-        "  end (or e)       end the turn\n"
-        "  2 .. 6, 8 .. 12  after rolling a 7, uncover your marker of that total (R12; uncover 8 says the same)\n"
-        "Only the legal moves are listed; every turn's first roll is forced (R14) and played for you. #N\n"
-        "plays action N of R14 (0 roll, 1 end, 2..11 uncover 2..6 and 8..12).\n"
-        "## is a covered marker. A total you have covered already is covered by the next player in seat\n"
-        "order who has it uncovered, and the turn is theirs (help your neighbor). The rules: trash-play --rules R12.\n"
-        + HOW_TO_ENTER
-    ),
-}
-
 
 def show_choice(table: Table, legal: Sequence[int], out: TextIO) -> None:
     """The table and the menu of legal moves, each by the word to type for it (R13, R14)."""
@@ -143,7 +110,7 @@ def _hint(table: Table, problem: str) -> str:
 
 def ask_human(table: Table, input_fn: Callable[[str], str], out: TextIO) -> int | None:
     """The human's move at a real choice; ``None`` to quit. ``EOFError`` from ``input_fn`` propagates.
-    Help (``?``) prints :data:`HELP` for the game, then the table and the menu again."""
+    Help (``?``) prints the game's help (its narrator's), then the table and the menu again."""
     legal = table.legal_actions()
     show_choice(table, legal, out)
     while True:
@@ -153,7 +120,7 @@ def ask_human(table: Table, input_fn: Callable[[str], str], out: TextIO) -> int 
             return None
         if text.lower() in HELP_WORDS:
             print(file=out)
-            print(HELP[table.game.name], file=out)
+            print(table.narrator.help, file=out)
             print(file=out)
             show_choice(table, legal, out)
             continue
@@ -229,7 +196,7 @@ def with_match(config: Any, match: bool) -> Any:
 
 def again_choices(config: Any) -> dict[str, str]:
     """What each answer at the end of a game of ``config`` does: key -> description, for the question."""
-    if game_of(config) is not TRASH:
+    if not game_of(config).matches:
         return {"n": "another game", "q": "quit"}
     if config.match:
         return {"n": "another match", "o": "one hand", "q": "quit"}
@@ -330,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0, plays first)")
     parser.add_argument(
-        "--preset", default=None, choices=sorted(PRESETS), help="rules preset (R11, Trash only; default standard)"
+        "--preset", default=None, choices=presets(), help="rules preset (R11, Trash only; default standard)"
     )
     parser.add_argument("--num-players", type=int, default=None, help="default: 1 + the number of opponents")
     parser.add_argument(
@@ -357,17 +324,17 @@ def build_parser() -> argparse.ArgumentParser:
 def setup(args: argparse.Namespace) -> tuple[Any, list[Agent | None]]:
     """The configuration and the seats (``None`` for the human); a ``ValueError`` says what is wrong."""
     game = GAMES[args.game]
-    if game is not TRASH:
-        for flag, given in (("--preset", args.preset is not None), ("--match", args.match)):
-            if given:
-                raise ValueError(f"{flag} is an option of Trash (R9, R11); {game.name} has no presets or matches")
+    offered = {"--preset": (args.preset is not None, len(game.presets) > 1), "--match": (args.match, game.matches)}
+    for flag, (given, has) in offered.items():
+        if given and not has:
+            raise ValueError(f"{flag} is an option of Trash (R9, R11); {game.name} has no presets or matches")
     if not args.web and (args.host is not None or args.port is not None):
         raise ValueError("--host and --port are options of --web")
     if args.port is not None and not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be 0 (a free port) to 65535, got {args.port}")
     if args.seed < 0:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
-    opponents = args.opponents or [DEFAULT_OPPONENT[game.name]]
+    opponents = args.opponents or [game.default_opponent]
     num_players = args.num_players if args.num_players is not None else 1 + len(opponents)
     config = rules_config(game.name, args.preset or "standard", num_players, args.match, args.override)
     if len(opponents) > num_players - 1:

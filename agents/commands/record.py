@@ -30,6 +30,7 @@ from agents.arguments import (
     add_threads_flag,
     at_least,
     fail,
+    presets,
     program_name,
     rules_config,
     shipped_epilog,
@@ -40,7 +41,6 @@ from agents.registry import make_agent
 from trash_env import files
 from trash_env.games import GAMES, get_game
 from trash_env.rendering import media
-from trash_env.trash.config import PRESETS
 
 COMMAND = "trash-record"
 
@@ -49,7 +49,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = ArgumentParser(prog=program_name(COMMAND), description=__doc__.splitlines()[0], epilog=shipped_epilog())
     parser.add_argument("agents", nargs="+", help="an agent spec per seat (as agents.commands.evaluate takes them)")
     parser.add_argument("--game", default="trash", choices=sorted(GAMES), help="the game (default trash)")
-    parser.add_argument("--preset", default="standard", choices=sorted(PRESETS), help="rules preset (R11, Trash)")
+    parser.add_argument("--preset", default="standard", choices=presets(), help="rules preset (R11, Trash)")
     parser.add_argument("--num-players", type=int, help="default: one seat per agent named")
     parser.add_argument("--match", action="store_true", help="a match of hands (R9, Trash)")
     add_override_flag(parser)

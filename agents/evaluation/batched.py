@@ -1,13 +1,14 @@
 """Evaluation games on the batched engines (exact mode): the same games as the rules cores play, many
 at once.
 
-A pair of agents that a batched engine can play is played here when Numba is installed: Trash on
-:mod:`trash_env.trash.batched` (``random``, ``greedy`` and ``counter`` inside the engine), Help Your
-Neighbor on :mod:`trash_env.neighbor.batched` (``random``, ``heuristic``, ``roller`` and, for two
-players, ``optimal`` inside it); learned policies (which decide many positions at once with
-``act_batch``) outside it, on either. Every game gets the same seatings and deals as on the scalar
-path (decks and reshuffles for Trash; for Help Your Neighbor the dice, which the engine rolls from
-the deal's generator exactly as the core does), and every seat the same keyed stream of draws
+A pair of agents that a game's batched engine can play (its descriptor's ``engine``) is played here
+when Numba is installed: Trash on :mod:`trash_env.trash.batched` (``random``, ``greedy`` and
+``counter`` inside the engine), Help Your Neighbor on :mod:`trash_env.neighbor.batched` (``random``,
+``heuristic``, ``roller`` and, for two players, ``optimal`` inside it); learned policies (which
+decide many positions at once with ``act_batch``) outside it, on either. Every game gets the same
+seatings and deals as on the scalar path (decks and reshuffles for Trash; for Help Your Neighbor the
+dice, which the engine rolls from the deal's generator exactly as the core does), and every seat the
+same keyed stream of draws
 (:mod:`agents.evaluation.games`): the engine's ``random`` computes its draws from the seat's Philox
 key in compiled code (``reset(draw_keys=...)``), exactly as ``RandomAgent`` draws from a NumPy
 generator over that key, and an agent asked in batches gets generators over those keys. So the
@@ -22,51 +23,22 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
 from agents.evaluation.games import GameResult, agent_generator, deal_plan, deal_seed, draw_keys, stream_of
-from agents.heuristic import NeighborHeuristic, NeighborRoller
-from agents.optimal import OptimalAgent
+from agents.registry import engine_policy
 from trash_env.games import game_of
-from trash_env.neighbor import batched as neighbor_batched
-from trash_env.trash import batched
-from trash_env.trash.batched import TRUNC, TURN, TrashBatch
-
-VECTORISABLE = ("random", "greedy", "counter")  # Trash's in-engine baselines (training opponents, TrashVecEnv)
-# Each game's in-engine baselines (training opponents of TrashVecEnv and NeighborVecEnv); optimal: two players.
-VECTORISABLE_BY_GAME = {"trash": VECTORISABLE, "help_your_neighbor": tuple(neighbor_batched.POLICY_CODES)}
-
+from trash_env.jit import HAVE_NUMBA
 
 BATCH_CHUNK = 4096  # games per batched-engine call
 
-# The agents each engine plays inside itself, by their exact type (a subclass may choose otherwise).
-_ENGINE_POLICIES = {
-    "trash": {RandomAgent: "random", GreedyAgent: "greedy", CountingAgent: "counter"},
-    "help_your_neighbor": {
-        RandomAgent: "random",
-        NeighborHeuristic: "heuristic",
-        NeighborRoller: "roller",
-        OptimalAgent: "optimal",
-    },
-}
-
-
-def engine_policy(agent: Agent, game: str = "trash") -> str | None:
-    """The batched engine's name for an agent it plays inside itself (in ``game``), choosing exactly as
-    the agent does (exact mode's ``random`` draws as ``RandomAgent`` from the seat's keyed stream),
-    else None."""
-    return _ENGINE_POLICIES[game].get(type(agent))
-
 
 def batched_eligible(config: Any, pair: tuple[str, str], agents: dict[str, Agent]) -> bool:
-    """Whether a batched engine can play ``pair``: Numba installed, the configuration within the
-    engine's limits, and each agent an in-engine baseline or one that decides in batches."""
-    game = game_of(config).name
-    if game == "trash":
-        fits = config.deck_size <= batched.MAX_DECK and config.max_turns <= np.iinfo(np.int16).max
-    else:
-        fits = config.max_turns <= neighbor_batched.MAX_TURNS
-    playable = all(engine_policy(agents[spec], game) or agents[spec].batchable for spec in pair)
-    return batched.HAVE_NUMBA and fits and playable
+    """Whether ``config``'s game's batched engine can play ``pair``: Numba installed, the game with an
+    engine and the configuration within its limits, and each agent an in-engine baseline or one that
+    decides in batches."""
+    game = game_of(config)
+    if game.engine is None or not HAVE_NUMBA or not game.engine.fits(config):
+        return False
+    return all(engine_policy(agents[spec], game.name) or agents[spec].batchable for spec in pair)
 
 
 class LazyGenerators(Sequence):
@@ -85,21 +57,6 @@ class LazyGenerators(Sequence):
         return self.make(self.games[index], self.seats[index])
 
 
-def _engine_batch(config: Any, size: int, inside: list[list[str | None]], agents: dict[str, Agent]) -> Any:
-    """An exact-mode batch of ``size`` games of ``config``'s game, ``inside[b]`` the in-engine player
-    of each seat of game ``b`` (None: asked)."""
-    if game_of(config).name == "trash":
-        return TrashBatch(config, size, exact=True, policies=inside)
-    tables = next((agent.tables() for agent in agents.values() if type(agent) is OptimalAgent), None)
-    return neighbor_batched.NeighborBatch(config, size, exact=True, policies=inside, optimal_tables=tables)
-
-
-def _turns_and_truncation(batch: Any, b: int) -> tuple[int, bool]:
-    if isinstance(batch, TrashBatch):
-        return int(batch.state[b, TURN]), bool(batch.state[b, TRUNC])
-    return int(batch.state[b, neighbor_batched.TURN]), bool(batch.state[b, neighbor_batched.TRUNC])
-
-
 def play_deals_batched(
     config: Any, pair: tuple[str, str], deals: Sequence[int], seed: int, duplicate: bool, agents: dict[str, Agent]
 ) -> list[GameResult]:
@@ -107,10 +64,12 @@ def play_deals_batched(
     game's deal seed, every seat's keyed draws); the engine's baselines play inside it, the other
     agents are asked in batches (``act_batch``) with generators over the keys :func:`play_deals`
     gives them, so the games are the same."""
-    game = game_of(config).name
+    game = game_of(config)
+    engine = game.engine
     plan = deal_plan(pair, config.num_players)
     games = [(deal, seating) for deal in deals for seating in plan]
-    inside_of = {spec: engine_policy(agents[spec], game) for spec in pair}
+    inside_of = {spec: engine_policy(agents[spec], game.name) for spec in pair}
+    inside_agents = {name: agents[spec] for spec, name in inside_of.items() if name is not None}
     outside = [spec for spec in dict.fromkeys(pair) if inside_of[spec] is None]
     inside_by_rotation = [[inside_of[spec] for spec in seating.seats] for seating in plan]
     who_by_rotation = np.array([[outside.index(s) if s in outside else -1 for s in seating.seats] for seating in plan])
@@ -118,7 +77,8 @@ def play_deals_batched(
     for start in range(0, len(games), BATCH_CHUNK):
         chunk = games[start : start + BATCH_CHUNK]
         chunk_rotations = np.array([seating.rotation for _, seating in chunk])
-        batch = _engine_batch(config, len(chunk), [inside_by_rotation[r] for r in chunk_rotations.tolist()], agents)
+        inside = [inside_by_rotation[r] for r in chunk_rotations.tolist()]
+        batch = engine.exact_batch(config, len(chunk), inside, inside_agents)
         who = who_by_rotation[chunk_rotations]
         streams = [stream_of(seating, duplicate) for _, seating in chunk]
         keys = draw_keys(seed, [deal for deal, _ in chunk], streams, config.num_players)  # [games, seats, 2]
@@ -146,7 +106,7 @@ def play_deals_batched(
             batch.step(actions)
         rewards = batch.rewards
         for b, (deal, seating) in enumerate(chunk):
-            turns, truncated = _turns_and_truncation(batch, b)
+            turns, truncated = engine.turns_and_truncation(batch, b)
             results.append(
                 GameResult(pair, deal, seating.rotation, seating.seats, tuple(rewards[b].tolist()), turns, truncated)
             )

@@ -123,10 +123,7 @@ def record_game(
     log: list[tuple[int, bool, dict[int, float] | None]] = []
     state = play_game(config, agents, rng, agent_rngs, deal, observer, log)
     actions = [action for action, _, _ in log]
-    if game.name == "trash":
-        record = records.make_record(config, deal_seed, list(deal), False, actions, state)
-    else:
-        record = records.make_neighbor_record(config, deal_seed, [], state, actions)
+    record = records.make_record(game, config, deal_seed, game.record_deal(state, deal), False, actions, state)
     record["players"] = list(names)
     record["probabilities"] = [None if p is None else {str(a): round(v, 6) for a, v in p.items()} for _, _, p in log]
     return record

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from trash_env.kernel import PieceLayout
+from trash_env.trash.game import GAME as TRASH
 from trash_env.trash.observation import observation_pieces
 from trash_env.trash.rules import DRAW_STOCK, TAKE_DISCARD
 
@@ -67,7 +68,7 @@ REFERENCES: dict[str, Callable[[int], ReferenceBatch]] = {"greedy": greedy_batch
 
 def reference_batch(name: str, game: str, num_players: int) -> ReferenceBatch:
     """The batch form of a baseline the learner can imitate (only ``greedy`` of Trash, for now)."""
-    if game != "trash" or name not in REFERENCES:
+    if game != TRASH.name or name not in REFERENCES:
         raise ValueError(f"kickstarting imitates {sorted(REFERENCES)} of Trash, not {name!r} of {game}")
     return REFERENCES[name](num_players)
 

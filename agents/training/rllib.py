@@ -13,7 +13,7 @@ command line (:func:`cli`) and shows the log and the final tables.
     python train_rllib.py --help
 
 PPO on RLlib's new API stack. The environment is RLlib's PettingZoo wrapper
-around ``trash_v0`` (:class:`trash_env.rllib_env.TrashRLlibEnv`); every exposed
+around ``trash_v0`` (:class:`trash_env.trash.rllib_env.TrashRLlibEnv`); every exposed
 seat maps to one shared policy ("shared"): in self-play all seats, against
 ``--opponents`` one learner seat per episode while the baselines play the
 others inside the environment. The policy is RLlib's action-masking RLModule
@@ -59,7 +59,7 @@ from agents.arguments import (
 )
 from agents.evaluation.report import write_json
 from agents.processes import GracefulStop, set_threads
-from agents.registry import DEFAULT_BASELINES
+from agents.registry import default_baselines
 from agents.rllib_policy import RLlibAgent, export_policy
 from agents.training.runs import (
     Overrides,
@@ -75,7 +75,7 @@ from agents.training.runs import (
 logger = logging.getLogger(__name__)
 
 COMMAND = "train_rllib.py"
-GAME = "trash"  # RLlib trains on trash_v0 (trash_env.rllib_env)
+GAME = "trash"  # RLlib trains on trash_v0 (trash_env.trash.rllib_env)
 RUN_NAME_TEXT = "preset, players, mode and seed; _2, _3 ... if that folder holds a run"  # default_run_name
 
 
@@ -123,7 +123,7 @@ class Args:
     """seeds the environments, the model and the evaluation"""
     threads: Annotated[int | None, shown_default("OMP_NUM_THREADS when set, else 1", metavar="N")] = None
     """threads for torch, OpenMP and Numba; the small networks here train fastest on one"""
-    eval_baselines: list[str] = field(default_factory=lambda: list(DEFAULT_BASELINES["trash"]))
+    eval_baselines: list[str] = field(default_factory=lambda: list(default_baselines(GAME)))
     """baselines the exported policy is evaluated against"""
     final_eval_deals: int = 2000
     """duplicate deals per baseline in the final evaluation (0: none)"""
@@ -146,7 +146,7 @@ def build_algorithm(args: Args) -> Any:
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
     from agents.registry import make_agent
-    from trash_env.rllib_env import TrashRLlibEnv
+    from trash_env.trash.rllib_env import TrashRLlibEnv
 
     env_config = {
         "preset": args.preset,

@@ -106,8 +106,7 @@ from agents.training.runs import (
     shown_default,
 )
 from trash_env.files import atomic_path, read_zip_member
-from trash_env.games import game_of
-from trash_env.single_agent import NeighborSingleAgentEnv, TrashSingleAgentEnv
+from trash_env.games import GAMES, game_of, get_game
 
 logger = logging.getLogger(__name__)
 
@@ -115,14 +114,11 @@ COMMAND = "train.py"
 
 ALGORITHMS = {"maskable_ppo": "MaskablePPO", "ppo": "PPO", "a2c": "A2C", "dqn": "DQN", "qrdqn": "QRDQN"}
 VALUE_BASED = ("dqn", "qrdqn")  # a replay buffer and a Q-network (no n_steps, no entropy bonus)
-SINGLE_AGENT_ENVS = {"trash": TrashSingleAgentEnv, "help_your_neighbor": NeighborSingleAgentEnv}
-# Per game: random plus the best heuristic baseline (agents.registry), as opponents and as the evaluation's yardsticks.
-DEFAULT_BASELINES = {game: list(names) for game, names in registry.DEFAULT_BASELINES.items()}
-# What --help says of the defaults that are filled in from other settings (default_run_name, DEFAULT_BASELINES).
+# What --help says of the defaults that are filled in from other settings (default_run_name, the game's
+# default baselines: random plus its default opponent, agents.registry.default_baselines).
 RUN_NAME_TEXT = "preset, players, algorithm and seed; _2, _3 ... if that folder holds a run"
 BASELINES_TEXT = "; ".join(
-    " and ".join(DEFAULT_BASELINES[game]) + where
-    for game, where in (("trash", ""), ("help_your_neighbor", " for Help Your Neighbor"))
+    " and ".join(registry.default_baselines(game.name)) + f" for {game.title}" for game in GAMES.values()
 )
 
 
@@ -235,18 +231,18 @@ def resolve_baselines(args: Args) -> None:
             raise ValueError("--self-play-only trains against snapshots only: drop --opponents")
         args.self_play = True
         args.opponents = ["random"]
-    args.opponents = args.opponents or list(DEFAULT_BASELINES[args.game])
-    args.eval_baselines = args.eval_baselines or list(DEFAULT_BASELINES[args.game])
+    args.opponents = args.opponents or list(registry.default_baselines(args.game))
+    args.eval_baselines = args.eval_baselines or list(registry.default_baselines(args.game))
 
 
 def make_env_factory(args: Args, opponents: list[Any]):
     rules = rules_fields(args)
-    env_class = SINGLE_AGENT_ENVS[args.game]
+    game = get_game(args.game)
 
     def make() -> Any:
         if args.subproc:  # in the worker process: Ctrl-C is for the main process, which stops the workers
             worker_signals()
-        return env_class(args.preset, opponents=opponents, **rules)
+        return game.single_agent_env(preset=args.preset, opponents=opponents, **rules)
 
     return make
 
@@ -256,13 +252,14 @@ def check_batched(args: Args) -> None:
     are asked in batches between the engine's steps)."""
     if not args.batched:
         return
-    from agents.evaluation.batched import VECTORISABLE_BY_GAME
-
     if args.subproc:
         raise ValueError("--batched runs every game in one process; drop --subproc")
     if args.algo != "maskable_ppo":
         raise ValueError("--batched takes masked actions only: use --algo maskable_ppo")
-    vectorisable = VECTORISABLE_BY_GAME[args.game]
+    engine = get_game(args.game).engine
+    if engine is None:
+        raise ValueError(f"--batched: {args.game} has no batched engine")
+    vectorisable = engine.policies
     others = sorted(set(args.opponents) - set(vectorisable))
     if others:
         raise ValueError(f"--batched: opponents {others} are not among the in-engine baselines {list(vectorisable)}")
@@ -274,11 +271,7 @@ def batched_vec_env(
     """The batched engine's vector env of ``game`` (``TrashVecEnv`` or ``NeighborVecEnv``) in a
     ``VecMonitor``, which adds ``info["episode"]``: SB3 logs rollout/ep_rew_mean and ep_len_mean as
     on the scalar path."""
-    if game == "help_your_neighbor":
-        from trash_env.neighbor.vec_env import NeighborVecEnv as BatchedVecEnv
-    else:
-        from trash_env.trash.vec_env import TrashVecEnv as BatchedVecEnv
-    return VecMonitor(BatchedVecEnv(n_envs, preset, opponents=opponents, seed=seed, **rules))
+    return VecMonitor(get_game(game).vec_env(n_envs, preset=preset, opponents=opponents, seed=seed, **rules))
 
 
 def make_vec_env_for(args: Args, opponents: list[Any]) -> Any:
@@ -880,8 +873,8 @@ def read_training_state(
 def probe_model(args: Args, opponents: list[Any], run_dir: Path) -> Any:
     """A model built as the run will build its own (:func:`make_model`), on one environment and with
     SB3's remarks on its sizes silenced: what a checkpoint to resume must fit. Nothing is written."""
-    env_class, rules = SINGLE_AGENT_ENVS[args.game], rules_fields(args)
-    vec_env = DummyVecEnv([lambda: env_class(args.preset, opponents=opponents, **rules)])
+    game, rules = get_game(args.game), rules_fields(args)
+    vec_env = DummyVecEnv([lambda: game.single_agent_env(preset=args.preset, opponents=opponents, **rules)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return make_model(args, vec_env, run_dir)
@@ -1009,7 +1002,8 @@ def continue_from(model: Any, resume: Resume) -> None:
 
 
 def default_run_name(args: Args) -> str:
-    prefix = args.preset if args.game == "trash" else args.game
+    game = get_game(args.game)
+    prefix = args.preset if len(game.presets) > 1 else game.name  # a game of one preset: by its name
     return f"{prefix}_{args.num_players}p_{args.algo}_seed{args.seed}"
 
 
@@ -1050,7 +1044,7 @@ def prepare(args: Args) -> Setup:
 def resume_command(args: Args, folder: RunFolder, checkpoint: Path) -> str:
     """The command line that continues this run from ``checkpoint`` with the same settings (rules
     given from Python become ``--override`` flags)."""
-    defaults = DEFAULT_BASELINES[args.game]
+    defaults = list(registry.default_baselines(args.game))
     settings = replace(
         args,
         resume=checkpoint,

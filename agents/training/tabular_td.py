@@ -39,6 +39,7 @@ import numpy as np
 from agents.optimal import covered_sets
 from agents.value_table import SIZE, ValueTableAgent
 from trash_env.jit import compile_notice, njit, silent_compiles
+from trash_env.neighbor.game import GAME as NEIGHBOR
 from trash_env.neighbor.rules import END_TURN, NUM_MARKERS, ROLL_DICE, SEVEN, TOTALS, UNCOVER_0, WAYS
 
 FULL = SIZE - 1
@@ -266,7 +267,7 @@ class TabularTD:
 
     def train(self, context: Any, checkpoint: Callable[[int, Any], None]) -> ValueTableAgent:
         config = context.config
-        if context.task.game != "help_your_neighbor" or config.num_players != 2:
+        if context.task.game != NEIGHBOR.name or config.num_players != 2:
             raise ValueError(
                 f"tabular_td learns two-player Help Your Neighbor (hyn-2p, hyn-2p-selfplay), not {context.task.name}"
             )

@@ -30,7 +30,7 @@ from helpers.tiny_training import sb3_load  # noqa: E402
 from agents.commands import evaluate, play  # noqa: E402
 from agents.learned import METADATA_NAME, LearnedAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from trash_env.single_agent import TrashSingleAgentEnv  # noqa: E402
+from trash_env import TrashSingleAgentEnv  # noqa: E402
 from trash_env.trash.config import make_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ from agents.base import Agent, SeatView
 from agents.baselines import RandomAgent
 from agents.evaluation.games import play_game
 from agents.heuristic import NeighborHeuristic, NeighborRoller
-from agents.registry import BASELINES_BY_GAME, DEFAULT_BASELINES, make_agent
+from agents.registry import baselines, default_baselines, make_agent
 from trash_env.neighbor.rules import CHOOSE, END_TURN, ROLL_DICE, UNCOVER, make_config
 from trash_env.trash.config import make_config as trash_config
 
@@ -25,8 +25,8 @@ GAME = "help_your_neighbor"
 
 
 def test_it_is_a_batchable_baseline_of_help_your_neighbor_only() -> None:
-    assert BASELINES_BY_GAME[GAME]["roller"] is NeighborRoller
-    assert "roller" not in BASELINES_BY_GAME["trash"] and "roller" not in DEFAULT_BASELINES[GAME]
+    assert baselines(GAME)["roller"].make is NeighborRoller
+    assert "roller" not in baselines("trash") and "roller" not in default_baselines(GAME)
     agent = make_agent("roller", GAME)
     assert isinstance(agent, NeighborRoller) and agent.name == "roller" and agent.batchable
     with pytest.raises(ValueError, match="plays help_your_neighbor, not trash"):

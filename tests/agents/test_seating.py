@@ -14,7 +14,7 @@ import pytest
 
 from agents.heuristic import NeighborHeuristic
 from agents.registry import make_agent
-from trash_env.single_agent import NeighborSingleAgentEnv, TrashSingleAgentEnv
+from trash_env import NeighborSingleAgentEnv, TrashSingleAgentEnv
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_POLICY = str(ROOT / "agents" / "policies" / "standard_2p_maskable_ppo.zip")
@@ -70,7 +70,7 @@ def test_vector_env_seats_only_its_in_engine_baselines() -> None:
 def test_rllib_env_refuses_a_policy_for_other_rules() -> None:
     pytest.importorskip("ray.rllib")
     from agents.registry import make_agent
-    from trash_env.rllib_env import TrashRLlibEnv
+    from trash_env.trash.rllib_env import TrashRLlibEnv
 
     with pytest.raises(ValueError, match="num_players: trained 2, asked 3"):
         TrashRLlibEnv({"num_players": 3, "opponents": [make_agent(SHIPPED_POLICY)]})

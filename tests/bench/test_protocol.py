@@ -151,7 +151,7 @@ class OwnEnv:
 
     def train(self, context: Any, checkpoint: Any) -> Any:
         from agents.registry import make_agent
-        from trash_env.single_agent import NeighborSingleAgentEnv
+        from trash_env import NeighborSingleAgentEnv
 
         task = context.task
         opponents = [make_agent(name, task.game) for name in task.opponents]

@@ -594,19 +594,22 @@ def test_tasks_are_chosen_by_name_or_group_in_registry_order() -> None:
         select_tasks(["nosuch"])
 
 
-def test_tasks_train_against_the_default_baselines_of_the_registry() -> None:
-    """The default baselines are named once, per game, in ``agents.registry``: every task that trains
-    against baselines trains against its game's ``DEFAULT_BASELINES`` (``random`` and the
-    ``DEFAULT_OPPONENT``), and every default name, the scored baselines' too, is a baseline of its game."""
-    from agents.registry import BASELINES_BY_GAME, DEFAULT_BASELINES, DEFAULT_OPPONENT, SCORED_BASELINES
+def test_tasks_train_against_the_default_baselines_of_their_game() -> None:
+    """The default baselines are each game's (its descriptor's ``default_opponent``, ``scored_baselines``,
+    ``heldout``): every task that trains against baselines trains against its game's default baselines
+    (``random`` and the default opponent), is evaluated against its held-out ones, and every name is a
+    baseline of its game in the registry."""
+    from agents.registry import baselines, default_baselines
+    from trash_env.games import GAMES
 
-    assert {task.game for task in TASKS.values()} == set(BASELINES_BY_GAME)
+    assert {task.game for task in TASKS.values()} == set(GAMES)
     for task in TASKS.values():
-        assert task.self_play or task.opponents == DEFAULT_BASELINES[task.game], task.name
-    for game, baselines in BASELINES_BY_GAME.items():
-        assert DEFAULT_BASELINES[game] == ("random", DEFAULT_OPPONENT[game])
-        assert set(DEFAULT_BASELINES[game]) | set(SCORED_BASELINES[game]) <= set(baselines), game
-        assert {"random", DEFAULT_OPPONENT[game]} <= set(SCORED_BASELINES[game]), game
+        assert task.self_play or task.opponents == default_baselines(task.game), task.name
+        assert task.heldout == GAMES[task.game].heldout, task.name
+    for name, game in GAMES.items():
+        named = {game.default_opponent, *game.scored_baselines, *game.heldout, *default_baselines(name)}
+        assert named <= set(baselines(name)), name
+        assert {"random", game.default_opponent} <= set(game.scored_baselines), name
 
 
 def test_worker_processes_keep_to_one_thread() -> None:

@@ -22,6 +22,8 @@ from helpers.play import ALL, HYN, Script, choices, first_game, last_menu, lines
 from agents.baselines import GreedyAgent
 from agents.commands import play
 from agents.commands import table as play_table
+from trash_env.games import get_game
+from trash_env.trash import narration
 from trash_env.trash import rules as core
 from trash_env.trash.config import make_config
 from trash_env.trash.text import render_table
@@ -147,7 +149,7 @@ def test_help_explains_the_moves_then_shows_the_table_and_menu_again(word: str, 
     assert code == 0 and script.calls == 2
     before, after, last = text.split(play.PROMPT)
     name = "help_your_neighbor" if game else "trash"
-    help_text = play.HELP[name]
+    help_text = get_game(name).narrator.help
     table_and_menu = before[before.rindex("\n\n") + 2 :]  # what the first prompt followed
     assert after == "\n" + help_text + "\n\n" + table_and_menu  # nothing else, nothing played
     assert last == "you left the game.\n"
@@ -342,7 +344,7 @@ def test_a_reshuffle_is_announced_before_the_draw() -> None:
     state = core.new_game(config, rng)
     state.discard, state.stock = state.stock[::-1], []
     top = state.discard[-1]
-    lines = play_table.apply_and_describe(state, core.DRAW_STOCK, rng, ["you", "player_1 (greedy)"])
+    lines = narration.apply_and_describe(state, core.DRAW_STOCK, rng, ["you", "player_1 (greedy)"])
     assert lines == [
         "the stock is empty: the discard pile, all but its top card, is shuffled as a new stock (R7)",
         f"you draw {core.RANK_NAMES[state.held]}",

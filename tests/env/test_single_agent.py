@@ -20,7 +20,8 @@ from helpers.decks import stacked_deck
 import trash_env
 from agents.baselines import GreedyAgent
 from agents.registry import make_agent
-from trash_env.single_agent import TrashSingleAgentEnv, uniform_random_opponent
+from trash_env import TrashSingleAgentEnv
+from trash_env.single_agent import uniform_random_opponent
 from trash_env.trash import rules as core
 from trash_env.trash.belief import HIDDEN
 from trash_env.trash.config import PRESETS, make_config

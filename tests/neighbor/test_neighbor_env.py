@@ -21,12 +21,11 @@ from pettingzoo.test import seed_test
 from pettingzoo.utils.env_logger import EnvLogger
 
 import trash_env
-from trash_env import help_your_neighbor_v0
+from trash_env import NeighborSingleAgentEnv, help_your_neighbor_v0
 from trash_env.neighbor import env as help_your_neighbor
 from trash_env.neighbor import rules as neighbor
 from trash_env.neighbor.observation import NeighborObserver, neighbor_pieces
 from trash_env.neighbor.rules import NUM_ACTIONS, TOTALS, make_config
-from trash_env.single_agent import NeighborSingleAgentEnv
 from trash_env.view import SeatView
 from trash_env.wrappers import StandardChecks
 

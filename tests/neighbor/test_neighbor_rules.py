@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 import trash_env
+from trash_env.games import NEIGHBOR
 from trash_env.neighbor import rules as neighbor
 from trash_env.neighbor.rules import (
     CHOOSE,
@@ -52,7 +53,7 @@ from trash_env.neighbor.rules import (
     play_forced,
     returns,
 )
-from trash_env.records import make_neighbor_record
+from trash_env.records import make_record
 
 # --------------------------------------------------------------------------
 # Helpers
@@ -818,11 +819,11 @@ def test_record_of_a_whole_game_replays_to_its_final_state(
     num_players: int, max_turns: int | None, seed: int, dice: list[int]
 ) -> None:
     """R12, R14: a game played to its end (a win, or a draw by the turn limit) is recorded
-    with make_neighbor_record; the record survives a JSON round trip and trash_env.replay
+    with make_record; the record survives a JSON round trip and trash_env.replay
     plays it to a state equal to the final one."""
     config = make_config(num_players=num_players, max_turns=max_turns)
     state, actions = policy_game(config, seed, dice, policy_seed=seed + 50)
-    record = make_neighbor_record(config, seed, dice, state, actions)
+    record = make_record(NEIGHBOR, config, seed, dice, True, actions, state)
     loaded = json.loads(json.dumps(record))
     assert loaded == record
     assert (loaded["game"], loaded["version"], loaded["seed"], loaded["dice"]) == (
@@ -853,7 +854,7 @@ def test_record_of_an_unfinished_game_replays_to_where_it_stands() -> None:
         actions.append(action)
         play_forced(state, rng, actions)
     assert not state.over
-    record = json.loads(json.dumps(make_neighbor_record(config, 4, [6, 6], state, actions)))
+    record = json.loads(json.dumps(make_record(NEIGHBOR, config, 4, [6, 6], True, actions, state)))
     assert trash_env.replay(record) == state
     del record["rolls"]
     with pytest.raises(ValueError, match=r"missing \['rolls'\]"):
@@ -866,7 +867,7 @@ def record() -> dict[str, Any]:
     config = make_config(num_players=3)
     state, actions = policy_game(config, 21, [6, 8], policy_seed=22)
     assert len(actions) > 10
-    return json.loads(json.dumps(make_neighbor_record(config, 21, [6, 8], state, actions)))
+    return json.loads(json.dumps(make_record(NEIGHBOR, config, 21, [6, 8], True, actions, state)))
 
 
 def test_replay_accepts_the_intact_record(record: dict[str, Any]) -> None:

@@ -33,8 +33,8 @@ from agents.evaluation.duplicate import run_pairings, run_tournament
 from agents.evaluation.games import GameResult, games_per_deal
 from agents.evaluation.stats import Interval, pair_summaries
 from agents.registry import make_agent
+from trash_env import TrashSingleAgentEnv
 from trash_env.neighbor.rules import make_config as neighbor_config
-from trash_env.single_agent import TrashSingleAgentEnv
 from trash_env.trash import batched
 from trash_env.trash import rules as core
 from trash_env.trash.config import make_config

@@ -14,7 +14,7 @@ import pytest
 
 from agents.baselines import GreedyAgent
 from agents.training.imitation import discounted_returns, greedy_batch, reference_batch
-from trash_env.single_agent import TrashSingleAgentEnv
+from trash_env import TrashSingleAgentEnv
 from trash_env.trash.rules import DRAW_STOCK, TAKE_DISCARD
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

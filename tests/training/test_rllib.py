@@ -17,9 +17,9 @@ pytest.importorskip("ray.rllib")
 
 from agents.commands import evaluate
 from agents.registry import make_agent
-from trash_env.rllib_env import TrashRLlibEnv
 from trash_env.trash import rules as core
 from trash_env.trash.config import make_config
+from trash_env.trash.rllib_env import TrashRLlibEnv
 
 NUM_ACTIONS = core.NUM_ACTIONS
 

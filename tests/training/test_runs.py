@@ -395,7 +395,7 @@ def entry_point(name: str) -> Callable[[list[str]], int]:
 
 # The one text of a malformed --override and of --match for Help Your Neighbor, in every command that takes them.
 BAD_OVERRIDE = "error: --override 'layout_size' must be FIELD=VALUE, a rules field and its value (layout_size=8)"
-NO_MATCHES = "error: --match: Help Your Neighbor has no matches of hands (R12)"
+NO_MATCHES = "error: --match: Help Your Neighbor has no matches of hands (R9 is Trash's)"
 BAD_ARGUMENTS = [
     ("train.py", ["--preset", "nosuch"], "preset='nosuch' is not one of"),
     ("train.py", ["--game", "chess"], "invalid choice 'chess' for argument '--game'"),
@@ -732,7 +732,7 @@ def test_train_help_shows_each_default_once() -> None:
     text = " ".join(completed.stdout.replace("│", " ").split())
     assert "(default: )" not in text and not re.search(r"\(default: [^)]*\) \(default:", text)
     assert "--override FIELD=VALUE a rules field on top of the preset" in text and "(repeatable)" in text
-    assert "baseline opponents; each opponent seat draws one per episode (default: random and greedy;" in text
+    assert "baseline opponents; each opponent seat draws one per episode (default: random and greedy for Trash;" in text
     assert "--rules" not in text
 
 

@@ -21,7 +21,7 @@ import pytest
 
 from agents.bench.tasks import get_task
 from agents.training.shaping import ProgressPotential, progress_shaping
-from trash_env.single_agent import TrashSingleAgentEnv
+from trash_env import TrashSingleAgentEnv
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

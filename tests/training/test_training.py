@@ -46,7 +46,7 @@ from agents.learned import (
 )
 from agents.registry import make_agent
 from agents.training.runs import TrainResult
-from trash_env.single_agent import TrashSingleAgentEnv
+from trash_env import TrashSingleAgentEnv
 from trash_env.trash.config import make_config
 
 ROOT = Path(__file__).resolve().parents[2]

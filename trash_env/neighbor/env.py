@@ -125,8 +125,7 @@ from __future__ import annotations
 from typing import Any
 
 from trash_env.aec import TurnBasedEnv, checked_env, env_metadata
-from trash_env.games import NEIGHBOR
-from trash_env.records import make_neighbor_record
+from trash_env.neighbor.game import GAME
 from trash_env.wrappers import StandardChecks
 
 
@@ -140,8 +139,5 @@ def env(
 class raw_env(TurnBasedEnv):
     """The Help Your Neighbor AEC environment without wrappers. See the module docstring."""
 
-    game = NEIGHBOR
-    metadata = env_metadata(NEIGHBOR)
-
-    def _record(self) -> dict[str, Any]:
-        return make_neighbor_record(self.config, self.episode_seed, self._deal or [], self.game_state, self.actions)
+    game = GAME
+    metadata = env_metadata(GAME)

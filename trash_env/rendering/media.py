@@ -25,8 +25,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from trash_env.games import NEIGHBOR, TRASH, Game
-from trash_env.records import NEIGHBOR_GAME_NAME, replay
+from trash_env.game import Game, game_of_record
+from trash_env.records import check_record, replay
 
 
 @dataclass
@@ -79,7 +79,8 @@ def _ending(state: Any, names: list[str]) -> str:
 def frames(record: dict[str, Any]) -> list[Frame]:
     """One frame per position of ``record``: the position before each of its actions with that
     decision (its mover, its action, whether it was forced, its probabilities), then the end."""
-    game: Game = NEIGHBOR if isinstance(record, dict) and record.get("game") == NEIGHBOR_GAME_NAME else TRASH
+    check_record(record)  # before anything is drawn: a record of a known game, its fields of their types
+    game: Game = game_of_record(record)
     probabilities = (record.get("probabilities") or []) if isinstance(record, dict) else []
     positions: list[tuple[str, int, bool]] = []  # (svg, who acts, whether their move is forced) per position
     names: list[str] = []

@@ -135,8 +135,7 @@ from __future__ import annotations
 from typing import Any
 
 from trash_env.aec import TurnBasedEnv, checked_env, env_metadata
-from trash_env.games import TRASH
-from trash_env.records import make_record
+from trash_env.trash.game import GAME
 from trash_env.wrappers import StandardChecks
 
 
@@ -150,13 +149,5 @@ def env(
 class raw_env(TurnBasedEnv):
     """The Trash AEC environment without wrappers. See the module docstring."""
 
-    game = TRASH
-    metadata = env_metadata(TRASH)
-
-    def _start_episode(self) -> None:
-        super()._start_episode()
-        self._first_deck = self.game_state.deck
-
-    def _record(self) -> dict[str, Any]:
-        deck_given = self._deal is not None
-        return make_record(self.config, self.episode_seed, self._first_deck, deck_given, self.actions, self.game_state)
+    game = GAME
+    metadata = env_metadata(GAME)

@@ -77,7 +77,6 @@ DEFAULT_HOST = "127.0.0.1"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")  # what a request to a loopback server may be addressed to
 MAX_BODY = 4096  # bytes: a move is a few
 MAX_DEPTH = 10  # levels of JSON arrays and objects in a body: a move is one
-RULES_OF_ACTIONS = {"trash": "R13", "help_your_neighbor": "R14"}
 MOVE_FIELDS = ("action", "game", "position")
 ASSETS = {  # file in static/ -> content type
     "index.html": "text/html; charset=utf-8",
@@ -228,7 +227,7 @@ class Session:
                 raise ApiError(409, f"it is not your turn: {table.names[table.state.current]} is to act")
             legal = table.legal_actions()
             if action not in legal:
-                rules = RULES_OF_ACTIONS[table.game.name]
+                rules = table.narrator.action_rules
                 if not 0 <= action < table.game.num_actions:
                     problem = f"action {action} is not an action of {rules} (0..{table.game.num_actions - 1})"
                 else:
