@@ -185,3 +185,102 @@ def test_the_core_needs_no_extra() -> None:
     )  # fmt: skip
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.strip() == "core alone: ok"
+
+
+# ---------------------------------------------------------------------- games as plug-ins
+
+GAME_FOLDERS = ("trash_env.trash", "trash_env.neighbor")
+COLLECTORS = {  # the modules that gather every game (and only that), above the game folders
+    "trash_env",
+    "trash_env.games",
+    "trash_env.openspiel",
+    "trash_env.trash_v0",
+    "trash_env.help_your_neighbor_v0",
+}
+
+
+def in_game_folder(name: str) -> bool:
+    return any(name == folder or name.startswith(folder + ".") for folder in GAME_FOLDERS)
+
+
+def game_names() -> set[str]:
+    from trash_env.games import GAMES
+
+    return {name for game in GAMES.values() for name in (game.name, game.env_name)}
+
+
+def game_name_uses(source: str, names: set[str]) -> list[tuple[int, str]]:
+    """Where ``source`` branches on a game's name or keys a table by it: a name compared (``==``, ``in``,
+    in a tuple compared too), a dict key or a subscript (``TABLE["trash"]``)."""
+
+    def named(node: ast.AST) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in names
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(named(item) for item in node.elts)
+        return False
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and any(named(side) for side in (node.left, *node.comparators)):
+            found.append((node.lineno, "compared"))
+        elif isinstance(node, ast.Dict) and any(key is not None and named(key) for key in node.keys):
+            found.append((node.lineno, "a dict keyed by it"))
+        elif isinstance(node, ast.Subscript) and named(node.slice):
+            found.append((node.lineno, "subscripted by it"))
+        elif isinstance(node, ast.MatchValue) and named(node.value):
+            found.append((node.lineno, "matched"))
+    return found
+
+
+def test_the_scan_finds_a_branch_on_a_game_name() -> None:
+    names = {"trash"}
+    assert game_name_uses("if game == 'trash': pass", names) == [(1, "compared")]
+    assert game_name_uses("x = game in ('trash', 'other')", names) == [(1, "compared")]
+    table = "T = {'trash': 1}\ny = T['trash']"
+    assert game_name_uses(table, names) == [(1, "a dict keyed by it"), (2, "subscripted by it")]
+    assert game_name_uses("games = ('trash',)\nmake(game='trash')", names) == []  # declarations, not branches
+
+
+def test_no_code_outside_a_game_folder_branches_on_a_game_name() -> None:
+    """What a game is lives in its folder (its descriptor, ``trash_env.game.Game``): no module outside the
+    game folders compares a game's name, keys a table by it or looks one up by it; it reads the
+    descriptor instead (``game.matches``, ``game.engine``, ``game.narrator`` ...)."""
+    names = game_names()
+    offenders = {
+        name: game_name_uses(path.read_text(), names)
+        for name, path in modules().items()
+        if not in_game_folder(name)
+    }
+    assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def test_the_game_folders_stand_below_the_modules_that_gather_them() -> None:
+    """A game's folder imports nothing that imports the game folders (``trash_env.games`` and the other
+    collectors): no arrow goes up from a game to what collects it, directly or through another module;
+    and no module of ``trash_env`` outside the game folders but the collectors imports a game folder
+    (the AEC env, the single-agent env, records, rendering and the engines' host are written against
+    the descriptor, ``trash_env.game``)."""
+    edges = graph()
+
+    def reaches(start: str) -> set[str]:
+        seen, stack = set(), [start]
+        while stack:
+            for target in edges.get(stack.pop(), ()):
+                if target not in seen:
+                    seen.add(target)
+                    stack.append(target)
+        return seen
+
+    up = {
+        name: sorted(reaches(name) & COLLECTORS)
+        for name in edges
+        if in_game_folder(name) and name not in GAME_FOLDERS  # a folder's __init__ may re-export it
+    }
+    assert {name: found for name, found in up.items() if found} == {}
+    generic = {
+        name: sorted(target for target in targets if in_game_folder(target))
+        for name, targets in edges.items()
+        if name.startswith("trash_env") and not in_game_folder(name) and name not in COLLECTORS
+    }
+    assert {name: found for name, found in generic.items() if found} == {}

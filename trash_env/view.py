@@ -2,7 +2,7 @@
 
 It lives in ``trash_env`` so that the environments can hand it to opponents
 (agent objects or plain callables) without importing ``agents``. It serves
-both games of :mod:`trash_env.games`.
+every game (a :class:`~trash_env.game.Game` descriptor).
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from trash_env.games import TRASH, Game
+from trash_env.game import Game, game_of
 
 
 class SeatView:
     """What ``seat`` may see while it is asked to act; valid only during that call.
 
-    - ``game``: the :class:`~trash_env.games.Game` being played (``game.name``);
+    - ``game``: the :class:`~trash_env.game.Game` being played (``game.name``; by default the game
+      of the state's configuration);
     - ``legal_actions``: the legal actions (R13, or R14 for Help Your Neighbor), in increasing order;
     - ``action_mask``: the same as an int8 mask;
     - ``observation``: the env's observation vector, computed on first use;
@@ -27,11 +28,11 @@ class SeatView:
       so a copy), computed on first use.
     """
 
-    def __init__(self, state: Any, seat: int, observer: Any, game: Game = TRASH) -> None:
+    def __init__(self, state: Any, seat: int, observer: Any, game: Game | None = None) -> None:
         self.seat = seat
-        self.game = game
+        self.game = game if game is not None else game_of(state.config)
         self.config = state.config
-        self.legal_actions: list[int] = game.legal_actions(state)
+        self.legal_actions: list[int] = self.game.legal_actions(state)
         self._state = state
         self._observer = observer
 

@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from agents.bench import results as schema
-from agents.bench.tasks import MAX_TRAINING_SEED, PROTOCOL_VERSION, TEST_SEEDS, Task, get_task
+from agents.bench.tasks import MAX_TRAINING_SEED, PROTOCOL_VERSION, TEST_SEEDS, Task, get_task, task_imports
 from agents.processes import worker_setup
 from trash_env.files import PARTIAL_MARK, atomic_path, read_bounded, write_json
 
@@ -399,6 +399,7 @@ def run_one(
             "work_dir": str(temp / "work"),
             "artifact_stem": str(temp / POLICY),
             "sys_path": _importable(),
+            "imports": task_imports(task),
             "output": str(temp / "trained.json"),
         }
         trained = _child("train", job, temp, label)
@@ -406,6 +407,7 @@ def run_one(
         test_seed = draw_test_seed()  # now, after training: nothing there could know it
         artifact = Path(trained["artifact"])
         job = {"task": task.name, "artifact": str(artifact), "seed": test_seed, "deals": final_deals}
+        job.update(sys_path=_importable(), imports=task_imports(task))
         job["exact_threads"] = (exact_threads or os.cpu_count() or 1) if task.exact else None
         job["exact"] = all("exact" in point for point in trained["curve"])  # else the final's would be dropped
         evaluated = _child("evaluate", {**job, "output": str(temp / "evaluated.json")}, temp, label)

@@ -360,6 +360,28 @@ TASKS: dict[str, Task] = {
 }
 
 
+_REGISTERED_BY: dict[str, str] = {}  # a plug-in task's name -> the module that registered it
+
+
+def register_task(task: Task) -> Task:
+    """Add ``task`` to :data:`TASKS` (a plug-in's: a task of a game defined outside the package), so
+    that ``trash-bench`` runs it by name; the module that calls this is imported again by the run's
+    own processes (:func:`task_imports`). A ValueError if another task has its name."""
+    import sys
+
+    if task.name in TASKS and TASKS[task.name] != task:
+        raise ValueError(f"a task named {task.name!r} is registered already")
+    TASKS[task.name] = task
+    _REGISTERED_BY[task.name] = sys._getframe(1).f_globals.get("__name__", "")
+    return task
+
+
+def task_imports(task: Task) -> list[str]:
+    """The modules a process imports to find ``task`` (the one that registered a plug-in task)."""
+    module = _REGISTERED_BY.get(task.name)
+    return [module] if module and module != "__main__" else []
+
+
 def get_task(name: str) -> Task:
     if name not in TASKS:
         raise ValueError(f"unknown task {name!r}: tasks are {sorted(TASKS)}")

@@ -23,6 +23,7 @@ child's process group.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import importlib.util
 import json
 import numbers
@@ -41,11 +42,14 @@ from agents.processes import set_threads, worker_signals
 from trash_env.files import read_bounded, write_json
 
 
-def _extend_path(entries: Sequence[str]) -> None:
+def _extend_path(entries: Sequence[str], imports: Sequence[str] = ()) -> None:
     """The runner's import path entries this process lacks, after its own first one (the working
-    directory): a plugin importable there is importable here."""
+    directory): a plugin importable there is importable here; then the modules that register the
+    run's task (a plug-in task's, ``agents.bench.tasks.task_imports``)."""
     for position, entry in enumerate(entry for entry in entries if entry not in sys.path):
         sys.path.insert(1 + position, entry)
+    for module in imports:
+        importlib.import_module(module)
 
 
 def start_threads(threads: int, exact_threads: int | None) -> None:
@@ -91,7 +95,7 @@ def train(job: dict[str, Any]) -> dict[str, Any]:
     from agents.bench.provenance import provenance
 
     start_threads(job["threads"], job.get("exact_threads"))
-    _extend_path(job["sys_path"])
+    _extend_path(job["sys_path"], job.get("imports", ()))
     task, fraction = get_task(job["task"]), job["fraction"]
     algorithm = load_algorithm(job["algorithm_spec"])
     if str(algorithm.name) != job["name"]:
@@ -140,6 +144,7 @@ def evaluate(job: dict[str, Any]) -> dict[str, Any]:
     from agents.bench.artifacts import load_artifact
 
     start_threads(1, job.get("exact_threads"))
+    _extend_path(job.get("sys_path", ()), job.get("imports", ()))
     task = get_task(job["task"])
     agent = load_artifact(job["artifact"], task)
     return final_evaluation(task, agent, job["seed"], job["deals"], exact=job.get("exact", True))

@@ -111,6 +111,7 @@ from trash_env.games import GAMES, game_of, get_game
 logger = logging.getLogger(__name__)
 
 COMMAND = "train.py"
+GameName = Literal[tuple(GAMES)]  # the names of the games (trash_env.games), as the choices of --game
 
 ALGORITHMS = {"maskable_ppo": "MaskablePPO", "ppo": "PPO", "a2c": "A2C", "dqn": "DQN", "qrdqn": "QRDQN"}
 VALUE_BASED = ("dqn", "qrdqn")  # a replay buffer and a Q-network (no n_steps, no entropy bonus)
@@ -132,7 +133,7 @@ class Args:
     """where runs are written"""
     overwrite: bool = False
     """replace the run already in the run folder (otherwise an explicit --run-name that holds a run is refused)"""
-    game: Literal["trash", "help_your_neighbor"] = "trash"
+    game: GameName = "trash"
     """the game: Trash, or the dice variant Help Your Neighbor (R12)"""
     preset: str = "standard"
     """rules preset (R11; Help Your Neighbor has only standard)"""
