@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")  # before Numba is imported
+if "numba" not in sys.modules:  # before Numba starts: changed later, its next compile would refuse it
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numpy as np
 from figures import write_figures  # this folder's: run as a script, its folder is on sys.path

@@ -28,11 +28,13 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import sys
 import time
 from dataclasses import asdict, replace
 from typing import Any
 
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+if "numba" not in sys.modules:  # before Numba starts: changed later, its next compile would refuse it
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 from agents.evaluation.exploitability import exploitability
 from agents.training.tabular_td import Settings, train

@@ -29,10 +29,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from dataclasses import replace
 from pathlib import Path
 
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+if "numba" not in sys.modules:  # before Numba starts: changed later, its next compile would refuse it
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 from agents.bench.algorithms import BUILTIN, SETTINGS
 

@@ -71,6 +71,25 @@ def signal_handlers_restored() -> Iterator[None]:
     assert not changed, f"the test left {', '.join(changed)} handled by {[after[s] for s in before]}"
 
 
+@pytest.fixture(autouse=True)
+def numba_threads_kept() -> Iterator[None]:
+    """Every test leaves ``NUMBA_NUM_THREADS`` in the environment as it found it: once Numba's thread
+    pool has started, a changed value makes Numba's next compile in the process refuse to run ("Cannot
+    set NUMBA_NUM_THREADS to a different value once the threads have been launched"), failing every
+    later test of the worker that compiles a kernel, whatever its file. Restored either way; the test
+    that changed it fails, naming the value."""
+    before = os.environ.get("NUMBA_NUM_THREADS")
+    yield
+    after = os.environ.get("NUMBA_NUM_THREADS")
+    if after == before:
+        return
+    if before is None:
+        del os.environ["NUMBA_NUM_THREADS"]
+    else:
+        os.environ["NUMBA_NUM_THREADS"] = before
+    raise AssertionError(f"the test changed NUMBA_NUM_THREADS from {before!r} to {after!r}")
+
+
 NEEDS_EXTRA = re.compile(r"\bneeds? the (\w+) extra\b")
 
 

@@ -97,3 +97,24 @@ def test_a_benchmark_task_of_it_runs_in_the_runners_processes(toy_game: ModuleTy
     stored = read_result(path)
     assert stored.valid and result["task"] == "toy-high-card" and len(result["curve"]) == 5
     assert -1.0 <= result["final"]["score"] <= 1.0 and list(tmp_path.rglob("seed_0.policy.*"))
+
+
+def test_the_add_a_game_pages_excerpts_are_the_toy_games(toy_game: ModuleType) -> None:
+    """docs/add-a-game.md shows excerpts of tests/helpers/toy_game.py: each parses, and every class,
+    function and module constant it defines is the toy game's (or the package's it imports)."""
+    import ast
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "add-a-game.md").read_text()
+    excerpts = re.findall(r"```py\n(.*?)```", page, re.S)
+    assert len(excerpts) >= 5, "the walkthrough lost its excerpts"
+    defined = set()
+    for excerpt in excerpts:
+        for node in ast.parse(excerpt).body:
+            if isinstance(node, ast.ClassDef | ast.FunctionDef):
+                defined.add(node.name)
+            elif isinstance(node, ast.Assign):
+                defined.update(t.id for t in node.targets if isinstance(t, ast.Name) and t.id.isupper())
+    assert defined >= {"ToyConfig", "GAME", "raw_env", "env", "ToySingleAgentEnv", "HighKeeper", "TASK"}
+    assert [name for name in sorted(defined) if not hasattr(toy_game, name)] == []

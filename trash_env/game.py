@@ -79,7 +79,6 @@ class Engine:
     policies: tuple[str, ...]
     fits: Callable[[Any], bool]  # the configuration is within the engine's limits
     exact_batch: Callable[[Any, int, list[list[str | None]], dict[str, Any]], Any]
-    turns_and_truncation: Callable[[Any, int], tuple[int, bool]]  # (batch, game) -> turns played, truncated
     vec_env: str  # entry point of its Stable-Baselines3 vector env (the train extra)
 
     def batch_type(self) -> type:

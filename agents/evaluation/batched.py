@@ -106,7 +106,7 @@ def play_deals_batched(
             batch.step(actions)
         rewards = batch.rewards
         for b, (deal, seating) in enumerate(chunk):
-            turns, truncated = engine.turns_and_truncation(batch, b)
+            turns, truncated = batch.turns_and_truncation(b)
             results.append(
                 GameResult(pair, deal, seating.rotation, seating.seats, tuple(rewards[b].tolist()), turns, truncated)
             )

@@ -7,6 +7,7 @@ runs in ``make test`` after pytest.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import runpy
 import shlex
@@ -201,11 +202,15 @@ def test_a_documented_command_line_parses(argv: list[str], monkeypatch, capsys) 
     if not module:  # as `python SCRIPT` does: the script's own folder first on the path
         monkeypatch.syspath_prepend(str(Path(target).parent))
     monkeypatch.setattr(sys, "argv", [target, *rest])
+    numba_started = "numba" in sys.modules
+    threads = os.environ.get("NUMBA_NUM_THREADS")
     with pytest.raises((Parsed, SystemExit, ModuleNotFoundError)) as outcome:
         if module:
             runpy.run_module(target, run_name="__main__", alter_sys=True)
         else:
             runpy.run_path(target, run_name="__main__")
+    if numba_started:  # changed once Numba has started, its next compile in this process refuses it
+        assert os.environ.get("NUMBA_NUM_THREADS") == threads, f"{' '.join(argv)} set NUMBA_NUM_THREADS"
     if outcome.type is ModuleNotFoundError:  # the command needs an extra this environment lacks
         extra = EXTRA_OF_MODULE.get((outcome.value.name or "").partition(".")[0])
         assert extra is not None, f"{' '.join(argv)}: {outcome.value}"  # not an extra's: a real error

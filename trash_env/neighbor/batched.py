@@ -39,8 +39,23 @@ from typing import Any
 
 import numpy as np
 
-from trash_env.counter_rng import _mulhilo, philox_random  # _mulhilo: the 64x64-bit product both generators use
-from trash_env.jit import HAVE_NUMBA, kernel_call, njit, prange
+from trash_env.counter_rng import _mulhilo  # the 64x64-bit product both generators use
+from trash_env.engine_host import (  # the codes and stream cells of every engine are the host's, named here too
+    ANY_ASKED,
+    ASKED_FROM,
+    DRAWS,  # noqa: F401
+    EXTERNAL,
+    KEYED_RANDOM,  # noqa: F401
+    PARALLEL_FROM,  # noqa: F401
+    RANDOM,
+    REPLACEMENTS,
+    BatchHost,
+    Kernels,
+    RowLayout,
+    random_choice,
+    seat_players,
+)
+from trash_env.jit import HAVE_NUMBA, kernel_call, njit, prange  # noqa: F401 (HAVE_NUMBA: the engine's own)
 from trash_env.neighbor import rules as core
 from trash_env.neighbor.observation import NeighborObserver
 from trash_env.neighbor.rules import NeighborConfig
@@ -48,17 +63,18 @@ from trash_env.neighbor.rules import NeighborConfig
 # The state of a game is one row of an int16 array (``NeighborBatch.state``, [B, WIDTH]): the scalar
 # fields, then per seat its covered markers as a bit set (bit j: the marker of TOTALS[j]) and the
 # markers it has left, sized for 8 seats so every offset is a compile-time constant.
-PHASE, CUR, TURN, ROLL, ROLLER, HELPER, PRIV, WINNER, TRUNC, LEARNER = range(10)
-NUM_FIELDS = 10
 MAX_SEATS = core.MAX_PLAYERS
-COV = NUM_FIELDS  # [seat]: covered markers, bit j for TOTALS[j]
-LEFT = COV + MAX_SEATS  # [seat]: markers still uncovered (R12: 0 wins)
-WIDTH = LEFT + MAX_SEATS
-MAX_TURNS = np.iinfo(np.int16).max  # the turn count is an int16 cell
+ROW = RowLayout()
+PHASE, CUR, TURN, ROLL, ROLLER, HELPER, PRIV, WINNER, TRUNC, LEARNER = ROW.fields(10)
+NUM_FIELDS = ROW.width
+COV = ROW.block(MAX_SEATS)  # [seat]: covered markers, bit j for TOTALS[j]
+LEFT = ROW.block(MAX_SEATS)  # [seat]: markers still uncovered (R12: 0 wins)
+WIDTH = ROW.width
 
 # The configuration as an int64 array ``rules``.
-KP, KMAXT, KEXACT = range(3)
-RULES_WIDTH = 3
+RULES = RowLayout()
+KP, KMAXT, KEXACT = RULES.fields(3)
+RULES_WIDTH = RULES.width
 
 ROLL_PHASE, CHOOSE, UNCOVER, OVER = core.ROLL, core.CHOOSE, core.UNCOVER, core.OVER
 ROLL_DICE, END_TURN, UNCOVER_0, NUM_ACTIONS = core.ROLL_DICE, core.END_TURN, core.UNCOVER_0, core.NUM_ACTIONS
@@ -66,19 +82,11 @@ NUM_MARKERS, NOBODY, SEVEN = core.NUM_MARKERS, core.NOBODY, core.SEVEN
 MARKER_OF_TOTAL = np.array([core.MARKER_OF_TOTAL.get(total, -1) for total in range(13)], np.int64)
 MARKER_WAYS = np.array([core.WAYS[total] for total in core.TOTALS], np.int64)  # ways in 36 to roll each marker
 
-# In-engine policies (vectorised baselines); EXTERNAL seats are asked by the caller. "random" is RANDOM
-# in fast mode (the game's xorshift) and KEYED_RANDOM in exact mode (RandomAgent's draws from each
-# seat's keyed Philox stream, ``streams``).
-EXTERNAL, RANDOM, HEURISTIC, ROLLER_POLICY, OPTIMAL, KEYED_RANDOM = -1, 0, 1, 2, 3, 4
-ANY_ASKED = -2  # _advance's stop_seat: the first move of any EXTERNAL seat
-# Codes from ASKED_FROM on are opponents asked by the caller too (frozen policy snapshots of a
-# single-agent batch, NeighborVecEnv): ASKED_FROM + k is the caller's k-th such opponent.
-ASKED_FROM = 16
+# In-engine policies (vectorised baselines), beside the host's EXTERNAL (asked), RANDOM (fast mode: the
+# game's xorshift) and KEYED_RANDOM (exact mode: RandomAgent's draws from each seat's keyed Philox stream,
+# ``streams``); trash_env/engine_host.py.
+HEURISTIC, ROLLER_POLICY, OPTIMAL = 1, 2, 3
 POLICY_CODES = {"random": RANDOM, "heuristic": HEURISTIC, "roller": ROLLER_POLICY, "optimal": OPTIMAL}
-# A seat's keyed stream in exact mode (``NeighborBatch.streams`` [B, MAX_SEATS, 3], uint64): its Philox
-# key (two words, ``trash_env.counter_rng``) and how many draws it has made.
-KEY0, KEY1, DRAWS = range(3)
-PARALLEL_FROM = 256  # batch sizes from which NeighborBatch steps games on all of Numba's threads
 
 # A game's dice generator (``NeighborBatch.dice`` [B, DICE_WIDTH], uint64): NumPy's PCG64, its 128-bit
 # state and increment as high and low words, and the spare 32-bit half of its last 64-bit output.
@@ -94,18 +102,12 @@ THRESHOLD = np.uint64((2**32 - 36) % 36)
 WORD = 2**64
 
 
+TITLE = "the Help Your Neighbor batched engine"
+
+
 def _wrapping() -> Any:
     """Around every call of the kernels: the first one's compile notice, overflow warnings off."""
-    return kernel_call("the Help Your Neighbor batched engine")
-
-
-def _threads() -> int:
-    """Numba's thread count (1 without Numba, or in a worker process limited to one thread)."""
-    if not HAVE_NUMBA:
-        return 1
-    import numba
-
-    return numba.get_num_threads()
+    return kernel_call(TITLE)
 
 
 def dice_words(seed: Any) -> np.ndarray:
@@ -175,18 +177,6 @@ def _two_dice(d: np.ndarray, b: int) -> int:
             m = _pcg_next32(d, b) * PAIRS
     pair = np.int64(m >> U32)
     return pair // 6 + pair % 6 + 2
-
-
-@njit(cache=True)
-def _below(rs: np.ndarray, b: int, n: int) -> int:
-    """A uniform integer 0..n-1 from game ``b``'s own generator (xorshift64*, fast mode), so a game's
-    randomness does not depend on the other games or on threads."""
-    x = rs[b]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    rs[b] = x
-    return int((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(33)) % n
 
 
 # --------------------------------------------------------------------------
@@ -365,26 +355,6 @@ def _encode(g: np.ndarray, r: np.ndarray, b: int, seat: int, out: np.ndarray) ->
 
 
 @njit(cache=True)
-def _nth_legal(mask: np.ndarray, k: int) -> int:
-    """The ``k``-th legal action (from 0) in increasing order: ``legal_actions(state)[k]``."""
-    for a in range(NUM_ACTIONS):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
-
-
-@njit(cache=True)
-def _keyed_draw(ks: np.ndarray, b: int, seat: int) -> float:
-    """The next ``random()`` of game ``b``'s seat ``seat`` from its keyed stream (exact mode): draw
-    number DRAWS of Philox(KEY0, KEY1), as NumPy's generator over that key would give it."""
-    index = ks[b, seat, DRAWS]
-    ks[b, seat, DRAWS] = index + np.uint64(1)
-    return philox_random(ks[b, seat, KEY0], ks[b, seat, KEY1], index)
-
-
-@njit(cache=True)
 def _rolls_again(g: np.ndarray, r: np.ndarray, b: int, seat: int) -> bool:
     """NeighborHeuristic.rolls_again: the ways to cover an own marker are at least the ways to hand an
     opponent their last one (the first player after ``seat`` with the total uncovered, R12)."""
@@ -432,11 +402,10 @@ def _policy(
     """The choice of in-engine policy ``code`` for game ``b``'s acting seat among the ``count`` legal
     actions of ``mask``: random draws from the fast mode's generators ``rs`` or, in exact mode, from
     the seat's keyed stream in ``ks``; heuristic, roller and optimal draw nothing."""
-    if code == RANDOM:
-        return _nth_legal(mask, _below(rs, b, count))
     seat = g[b, CUR]
-    if code == KEYED_RANDOM:  # agents.baselines.RandomAgent: legal[int(rng.random() * len(legal))]
-        return _nth_legal(mask, int(_keyed_draw(ks, b, seat) * count))
+    choice = random_choice(rs, ks, b, seat, code, mask, count)
+    if choice >= 0:
+        return choice
     choosing = g[b, PHASE] == CHOOSE
     if code == OPTIMAL:  # agents.optimal.OptimalAgent: the solution's tables, [me, opp] bit sets
         roll_again, uncover = tables
@@ -485,34 +454,6 @@ def _advance(
 
 
 @njit(cache=True)
-def _new_episode(
-    g: np.ndarray,
-    r: np.ndarray,
-    rs: np.ndarray,
-    d: np.ndarray,
-    start: np.ndarray,
-    b: int,
-    policies: np.ndarray,
-    pool: np.ndarray,
-    learner: int,
-) -> None:
-    """A new game in slot ``b`` (fast mode), its dice generator's state kept (``start``) for R14's
-    replay. With a pool of opponent policies (a single-agent batch): the learner's seat is ``learner``
-    or drawn, every other seat draws a policy."""
-    for i in range(DICE_WIDTH):
-        start[b, i] = d[b, i]
-    _new_game(g, r, b)
-    if len(pool) == 0:
-        g[b, LEARNER] = -1
-        return
-    if learner < 0:
-        learner = _below(rs, b, r[KP])
-    g[b, LEARNER] = learner
-    for seat in range(r[KP]):
-        policies[b, seat] = EXTERNAL if seat == learner else pool[_below(rs, b, len(pool))]
-
-
-@njit(cache=True)
 def _first_choice(
     g: np.ndarray,
     r: np.ndarray,
@@ -543,7 +484,7 @@ def _first_choice(
 
 
 @njit(cache=True)
-def _step_one(
+def _deal_new(
     g: np.ndarray,
     r: np.ndarray,
     rs: np.ndarray,
@@ -551,6 +492,34 @@ def _step_one(
     d: np.ndarray,
     start: np.ndarray,
     tables: tuple,
+    b: int,
+    policies: np.ndarray,
+    pool: np.ndarray,
+    learner: int,
+    mask: np.ndarray,
+) -> int:
+    """A new game in slot ``b`` (fast mode), its dice generator's state kept (``start``) for R14's
+    replay, seated as :func:`seat_players` does, and advanced to its first real choice; a game in which
+    the learner never moves is replaced (R14). Returns the number of legal actions there (0 only after
+    REPLACEMENTS games in a row)."""
+    for _ in range(REPLACEMENTS):
+        for i in range(DICE_WIDTH):
+            start[b, i] = d[b, i]
+        _new_game(g, r, b)
+        seat_players(g, rs, b, r[KP], LEARNER, policies, pool, learner)
+        count = _first_choice(g, r, rs, ks, d, start, tables, b, policies, mask)
+        if count > 0:
+            return count
+    return 0
+
+
+@njit(cache=True)
+def _step_one(
+    g: np.ndarray,
+    r: np.ndarray,
+    rs: np.ndarray,
+    ks: np.ndarray,
+    extra: tuple,
     b: int,
     actions: np.ndarray,
     policies: np.ndarray,
@@ -562,11 +531,13 @@ def _step_one(
     (R14), and write its acting seat, observation and mask. A game that ends gets its rewards (R12),
     ``dones`` and ``truncs``, its learner's reward and final observation; in fast mode it is dealt
     again at once (the observation is then the new game's). ``status``: the asked seat's number of
-    legal actions, 0 once over (exact mode)."""
+    legal actions, 0 once over (exact mode). ``extra``: the dice generators, where each episode's
+    began, and the solution's two tables (flat: Numba's threads take tuples of arrays, not nested ones)."""
+    d, start, roll_again, uncover = extra
+    tables = (roll_again, uncover)
     obs, masks, rewards, dones, seats, status, truncs, learner_rewards, final_obs = out
     dones[b] = False
-    for seat in range(r[KP]):
-        rewards[b, seat] = 0.0
+    rewards[b] = 0.0
     if actions[b] >= 0:
         _apply(g, r, d, b, actions[b])
     count = _advance(g, r, rs, ks, d, tables, b, policies, -1, masks[b])
@@ -579,49 +550,47 @@ def _step_one(
             learner_rewards[b] = rewards[b, ended]
             _encode(g, r, b, ended, final_obs[b])
         if not r[KEXACT]:
-            for _ in range(1000):  # a game in which the learner never moves is replaced (R14)
-                _new_episode(g, r, rs, d, start, b, policies, pool, learner)
-                count = _first_choice(g, r, rs, ks, d, start, tables, b, policies, masks[b])
-                if count > 0:
-                    break
+            count = _deal_new(g, r, rs, ks, d, start, tables, b, policies, pool, learner, masks[b])
     status[b] = count
     if count > 0:
         seats[b] = g[b, CUR]
         _encode(g, r, b, g[b, CUR], obs[b])
 
 
+# The kernels the host calls (trash_env.engine_host.Kernels), with the arguments of every engine's.
+
+
 @njit(cache=True)
-def _step_games(g, r, rs, ks, d, start, tables, games, actions, policies, pool, learner, out) -> None:
+def _step_games(g, r, rs, ks, extra, games, actions, policies, pool, learner, out) -> None:
     """:func:`_step_one` for each of ``games``, one after another."""
     for b in games:
-        _step_one(g, r, rs, ks, d, start, tables, b, actions, policies, pool, learner, out)
+        _step_one(g, r, rs, ks, extra, b, actions, policies, pool, learner, out)
 
 
 @njit(cache=True, parallel=True)
-def _step_games_parallel(g, r, rs, ks, d, start, tables, games, actions, policies, pool, learner, out) -> None:
+def _step_games_parallel(g, r, rs, ks, extra, games, actions, policies, pool, learner, out) -> None:
     """:func:`_step_one` for each of ``games``, spread over Numba's threads (each game has its own
     generators, so the result does not depend on the threads)."""
     for i in prange(len(games)):
-        _step_one(g, r, rs, ks, d, start, tables, games[i], actions, policies, pool, learner, out)
+        _step_one(g, r, rs, ks, extra, games[i], actions, policies, pool, learner, out)
 
 
 @njit(cache=True)
-def _start_games(g, r, rs, ks, d, start, tables, games, policies, pool, learner, masks) -> None:
+def _start_games(g, r, rs, ks, extra, games, policies, pool, learner, masks) -> None:
     """New games in the given slots: fast mode advances each to its first choice (R14); exact mode
-    sets the game up, and the first step (with no action) advances it."""
+    sets the game up (its dice placed by reset), and the first step (with no action) advances it."""
+    d, start, roll_again, uncover = extra
+    tables = (roll_again, uncover)
     for b in games:
         if r[KEXACT]:
             _new_game(g, r, b)
             g[b, LEARNER] = -1
-            continue
-        for _ in range(1000):
-            _new_episode(g, r, rs, d, start, b, policies, pool, learner)
-            if _first_choice(g, r, rs, ks, d, start, tables, b, policies, masks[b]) > 0:
-                break
+        else:
+            _deal_new(g, r, rs, ks, d, start, tables, b, policies, pool, learner, masks[b])
 
 
 @njit(cache=True)
-def _observe_games(g, r, games, obs, masks, seats, status) -> None:
+def _observe_games(g, r, extra, games, obs, masks, seats, status) -> None:
     """Each game's acting seat, its mask, its number of legal actions and its observation."""
     for b in games:
         status[b] = _legal(g, b, masks[b])
@@ -655,8 +624,10 @@ def _as_tables(tables: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.nd
     return np.ascontiguousarray(roll_again, np.uint8), np.ascontiguousarray(uncover, np.int8)
 
 
-class NeighborBatch:
-    """B games of one Help Your Neighbor configuration in lockstep (see the module docstring).
+class NeighborBatch(BatchHost):
+    """B games of one Help Your Neighbor configuration in lockstep (see the module docstring), on the
+    engines' host (:class:`~trash_env.engine_host.BatchHost`: reset, step, single-agent batches, exact
+    mode).
 
     ``reset()`` starts every game; ``step(actions)`` applies one action per game (the acting seat's,
     ``seats``), plays forced moves (R14), starts finished games again, and returns the new
@@ -680,6 +651,14 @@ class NeighborBatch:
     results do not depend on it.
     """
 
+    title = TITLE
+    config_type = NeighborConfig
+    POLICY_CODES = POLICY_CODES
+    num_actions = NUM_ACTIONS
+    row_width = WIDTH
+    phase_cell, learner_cell, turn_cell, trunc_cell, over = PHASE, LEARNER, TURN, TRUNC, OVER
+    kernels = Kernels(_step_games, _step_games_parallel, _start_games, _observe_games)
+
     def __init__(
         self,
         config: NeighborConfig,
@@ -692,64 +671,31 @@ class NeighborBatch:
         parallel: bool | None = None,
         optimal_tables: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-        if not isinstance(config, NeighborConfig):
-            raise ValueError(f"the Help Your Neighbor engine plays a NeighborConfig, got {config!r}")
-        p = config.num_players
-        if config.max_turns > MAX_TURNS:
-            raise ValueError(f"max_turns={config.max_turns}: the batched engine counts turns up to {MAX_TURNS}")
-        if opponents is not None and (exact or policies is not None):
-            raise ValueError("opponents (a single-agent batch) go with neither exact=True nor policies")
-        if learner_seat is not None and (isinstance(learner_seat, bool) or learner_seat not in range(p)):
-            raise ValueError(f"learner_seat={learner_seat!r} must be None or a seat 0..{p - 1}")
-        self.config = config
-        self.batch_size = batch_size
-        self.exact = exact
-        self.rules = np.array([p, config.max_turns, int(exact)], np.int64)
-        self.state = np.zeros((batch_size, WIDTH), np.int16)
-        self.observer = NeighborObserver(config)
-        self.obs = np.zeros((batch_size, self.observer.size), np.float32)
-        self.masks = np.zeros((batch_size, NUM_ACTIONS), np.int8)
-        self.rewards = np.zeros((batch_size, p), np.float32)
-        self.dones = np.zeros(batch_size, np.bool_)
-        self.seats = np.zeros(batch_size, np.int64)
-        self.status = np.zeros(batch_size, np.int64)
-        self.truncs = np.zeros(batch_size, np.bool_)
-        self.learner_rewards = np.zeros(batch_size, np.float32)
-        self.final_obs = np.zeros((batch_size, self.observer.size), np.float32)
-        self._out = (
-            self.obs,
-            self.masks,
-            self.rewards,
-            self.dones,
-            self.seats,
-            self.status,
-            self.truncs,
-            self.learner_rewards,
-            self.final_obs,
-        )
-        self.policies = policy_codes(policies, batch_size, p)
-        if exact:  # exact mode's random is RandomAgent's, from each seat's keyed stream (reset's draw_keys)
-            self.policies[self.policies == RANDOM] = KEYED_RANDOM
-        self.streams = np.zeros((batch_size, MAX_SEATS, 3), np.uint64)
-        if not exact and opponents is None and ((self.policies != EXTERNAL).all(axis=1)).any():
-            raise ValueError("policies: in fast mode every game needs a seat that is asked (None); use exact=True")
         self.tables = _NO_TABLES if optimal_tables is None else _as_tables(optimal_tables)
-        self.pool = np.zeros(0, np.int64)
-        if opponents is not None:
-            if not len(opponents):
-                raise ValueError("opponents must name at least one baseline")
-            self.set_pool([_code(name, "opponents") for name in opponents])
+        observer = NeighborObserver(config) if isinstance(config, NeighborConfig) else None
+        super().__init__(config, batch_size, seed, exact, policies, opponents, learner_seat, parallel, observer)
+        self.rules = np.zeros(RULES_WIDTH, np.int64)
+        self.rules[[KP, KMAXT, KEXACT]] = config.num_players, config.max_turns, int(exact)
         self._check_optimal(self.policies)
-        self.learner = -1 if learner_seat is None else int(learner_seat)
-        self._all = np.arange(batch_size)
-        self._no_actions = np.full(batch_size, -1, np.int64)
-        self.dice = np.zeros((batch_size, DICE_WIDTH), np.uint64)
-        self.dice_start = np.zeros((batch_size, DICE_WIDTH), np.uint64)
-        self.seed(seed)
-        # Threads pay off from a few hundred games on; the results are the same.
-        self.parallel = (batch_size >= PARALLEL_FROM and _threads() > 1) if parallel is None else bool(parallel)
+
+    def _allocate(self) -> None:
+        self.dice = np.zeros((self.batch_size, DICE_WIDTH), np.uint64)
+        self.dice_start = np.zeros((self.batch_size, DICE_WIDTH), np.uint64)
+
+    def _extra(self) -> tuple:
+        return self.dice, self.dice_start, *self.tables
+
+    def _seed_more(self, rng: np.random.Generator) -> None:
+        """The PCG64 state each game's dice start from in fast mode."""
+        self.dice[:, : INC_LO + 1] = rng.integers(0, 2**64, size=(self.batch_size, 4), dtype=np.uint64)
+        self.dice[:, INC_LO] |= np.uint64(1)  # PCG64's increment is odd
+        self.dice[:, HAS_UINT32:] = 0
+
+    def _deal_of(self, seed: Any) -> np.ndarray:
+        return dice_words(seed)
+
+    def _place_deal(self, b: int, words: np.ndarray) -> None:
+        self.dice[b] = words
 
     def _check_optimal(self, codes: np.ndarray) -> None:
         """``optimal`` plays two players only; its tables are loaded (or taken as given) once needed."""
@@ -764,123 +710,8 @@ class NeighborBatch:
             self.tables = _as_tables(optimal_tables())
 
     def set_pool(self, codes: list[int]) -> None:
-        """A single-agent batch's opponent pool as engine codes: in-engine baselines (``POLICY_CODES``)
-        or ``ASKED_FROM + k`` for opponents the caller asks (``NeighborVecEnv``'s policy snapshots).
-        Games dealt from now on draw from it."""
-        pool = np.asarray(codes, np.int64)
-        if not len(pool) or ((pool < 0) | ((pool >= len(POLICY_CODES)) & (pool < ASKED_FROM))).any():
-            raise ValueError(f"opponent codes {list(codes)} are neither in-engine baselines nor ASKED_FROM + k")
-        self._check_optimal(pool)
-        self.pool = pool
-
-    def seed(self, seed: int | None) -> None:
-        """Each game's own generators for fast mode: the xorshift of its seatings and ``random``
-        choices, and the PCG64 state its dice start from (exact mode's come from ``reset``'s seeds)."""
-        rng = np.random.default_rng(seed)
-        self.rng_state = rng.integers(1, 2**63, size=self.batch_size, dtype=np.uint64)
-        self.dice[:, : INC_LO + 1] = rng.integers(0, 2**64, size=(self.batch_size, 4), dtype=np.uint64)
-        self.dice[:, INC_LO] |= np.uint64(1)  # PCG64's increment is odd
-        self.dice[:, HAS_UINT32:] = 0
-
-    def reset(self, seeds: list[Any] | None = None, draw_keys: Any = None) -> tuple[np.ndarray, np.ndarray]:
-        """Start every game; returns (observations, masks) of the acting seats. In exact mode ``seeds``
-        (one per game, anything ``numpy.random.default_rng`` takes) give each game the dice of that
-        generator, and ``draw_keys`` ([B, num_players, 2] integers below 2**64) are the Philox keys the
-        in-engine ``random`` of each game's seats draws from: seat s of game b decides as
-        ``RandomAgent`` with the generator ``trash_env.counter_rng.keyed_generator(draw_keys[b, s])``
-        (needed only where a seat plays ``random``; the streams start again at their first draw)."""
-        g, r = self.state, self.rules
-        self.dones[:] = False
-        self.rewards[:] = 0.0
-        if self.exact:
-            if seeds is None or len(seeds) != self.batch_size:
-                raise ValueError(f"exact mode needs one seed per game ({self.batch_size})")
-            self._set_streams(draw_keys)
-            words: dict[Any, np.ndarray] = {}  # the games of a duplicate deal share its seed
-            for b, seed in enumerate(seeds):
-                key = tuple(seed) if isinstance(seed, (list, tuple)) else seed
-                if key not in words:
-                    words[key] = dice_words(seed)
-                self.dice[b] = words[key]
-            with _wrapping():
-                self._start()
-            self._kernel(self._all, self._no_actions)
-            return self.obs, self.masks
-        with _wrapping():
-            self._start()
-        _observe_games(g, r, self._all, self.obs, self.masks, self.seats, self.status)
-        self._check_learner_moves()
-        return self.obs, self.masks
-
-    def _start(self) -> None:
-        _start_games(
-            self.state,
-            self.rules,
-            self.rng_state,
-            self.streams,
-            self.dice,
-            self.dice_start,
-            self.tables,
-            self._all,
-            self.policies,
-            self.pool,
-            self.learner,
-            self.masks,
-        )
-
-    def _set_streams(self, draw_keys: Any) -> None:
-        """Exact mode: every seat's keyed stream at its first draw, from ``draw_keys``."""
-        p = self.config.num_players
-        self.streams[:] = 0
-        if draw_keys is None:
-            if (self.policies == KEYED_RANDOM).any():
-                raise ValueError("exact mode's in-engine random draws from keyed streams: reset(seeds, draw_keys=...)")
-            return
-        keys = np.asarray(draw_keys, dtype=np.uint64)
-        if keys.shape != (self.batch_size, p, 2):
-            raise ValueError(f"draw_keys: one Philox key (two words) per game and seat, {(self.batch_size, p, 2)}")
-        self.streams[:, :p, KEY0 : KEY1 + 1] = keys
-
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """One action per game, legal for its acting seat (``masks``; not checked here); -1 for a game
-        that is over (exact mode). Returns (observations, masks, rewards [B, P], dones)."""
-        actions = np.asarray(actions, dtype=np.int64)
-        if self.exact:
-            live = self._all[self.state[:, PHASE] != OVER]  # a finished game keeps its dones and rewards
-            self._kernel(live, actions)
-        else:
-            self._kernel(self._all, actions)
-            self._check_learner_moves()
-        return self.obs, self.masks, self.rewards, self.dones
-
-    def _kernel(self, games: np.ndarray, actions: np.ndarray) -> None:
-        kernel = _step_games_parallel if self.parallel else _step_games
-        with _wrapping():
-            kernel(
-                self.state,
-                self.rules,
-                self.rng_state,
-                self.streams,
-                self.dice,
-                self.dice_start,
-                self.tables,
-                games,
-                actions,
-                self.policies,
-                self.pool,
-                self.learner,
-                self._out,
-            )
-
-    def _check_learner_moves(self) -> None:
-        """Fast mode: every game waits on an asked seat; a configuration where a thousand games in a
-        row end before the learner moves (``max_turns`` too small for its seat) is an error."""
-        if not self.status.all():
-            b = int(np.flatnonzero(self.status == 0)[0])
-            raise RuntimeError(
-                f"no game in 1000 gave the learner a move (max_turns={self.config.max_turns} may end every "
-                f"game before seat {int(self.state[b, LEARNER])} plays)"
-            )
+        self._check_optimal(np.asarray(codes))  # before the pool changes: a refused pool leaves it as it was
+        super().set_pool(codes)
 
     def dice_state(self, b: int) -> dict[str, Any]:
         """Game ``b``'s dice generator as a NumPy ``PCG64`` state dict (``bit_generator.state``): in exact
@@ -919,25 +750,4 @@ class NeighborBatch:
         return state
 
 
-def _code(name: str, what: str) -> int:
-    if name not in POLICY_CODES:
-        raise ValueError(f"{what}: {name!r} is not an in-engine baseline ({sorted(POLICY_CODES)})")
-    return POLICY_CODES[name]
-
-
-def policy_codes(policies: list[Any] | None, batch_size: int, num_players: int) -> np.ndarray:
-    """Per game and seat: EXTERNAL (None, asked) or the code of an in-engine baseline; ``policies`` is
-    None, one name per seat, or one list of names per game."""
-    codes = np.full((batch_size, num_players), EXTERNAL, np.int64)
-    if policies is None:
-        return codes
-    rows = policies if policies and isinstance(policies[0], (list, tuple)) else [policies] * batch_size
-    if len(rows) != batch_size or any(len(row) != num_players for row in rows):
-        raise ValueError(f"policies: one name (or None) per seat ({num_players}), for one game or each of {batch_size}")
-    seen: dict[tuple, list[int]] = {}  # an evaluation's games repeat a few lineups thousands of times
-    for b, row in enumerate(rows):
-        lineup = tuple(row)
-        if lineup not in seen:
-            seen[lineup] = [EXTERNAL if n is None else _code(n, f"policies[{seat}]") for seat, n in enumerate(row)]
-        codes[b] = seen[lineup]
-    return codes
+policy_codes = NeighborBatch.policy_codes

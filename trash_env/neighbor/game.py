@@ -35,7 +35,7 @@ def record_check(record: dict[str, Any], state: NeighborState) -> None:
 
 def engine_fits(config: NeighborConfig) -> bool:
     """Whether the batched engine plays ``config``: turns counted in int16."""
-    from trash_env.neighbor.batched import MAX_TURNS
+    from trash_env.engine_host import MAX_TURNS
 
     return config.max_turns <= MAX_TURNS
 
@@ -59,12 +59,6 @@ def warm_up_solver() -> None:
     solver.evaluate_policies(tables, tables, totals)
     solver.best_response(tables, totals)
     solver.turn_visits_step(np.zeros((8, 8)), tables, totals)
-
-
-def turns_and_truncation(batch: Any, b: int) -> tuple[int, bool]:
-    from trash_env.neighbor.batched import TRUNC, TURN
-
-    return int(batch.state[b, TURN]), bool(batch.state[b, TRUNC])
 
 
 GAME = from_core(
@@ -104,7 +98,6 @@ GAME = from_core(
         policies=("random", "heuristic", "roller", "optimal"),
         fits=engine_fits,
         exact_batch=exact_batch,
-        turns_and_truncation=turns_and_truncation,
         vec_env="trash_env.neighbor.vec_env:NeighborVecEnv",
     ),
     narrator=NARRATOR,

@@ -37,8 +37,24 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from trash_env.counter_rng import philox_random
-from trash_env.jit import HAVE_NUMBA, kernel_call, njit, prange
+from trash_env.engine_host import (  # the codes and stream cells of every engine are the host's, named here too
+    ANY_ASKED,
+    ASKED_FROM,
+    DRAWS,  # noqa: F401
+    EXTERNAL,
+    KEYED_RANDOM,  # noqa: F401
+    MAX_SEATS,
+    PARALLEL_FROM,  # noqa: F401
+    RANDOM,
+    REPLACEMENTS,
+    BatchHost,
+    Kernels,
+    RowLayout,
+    below,
+    random_choice,
+    seat_players,
+)
+from trash_env.jit import HAVE_NUMBA, kernel_call, njit, prange  # noqa: F401 (HAVE_NUMBA: the engine's own)
 from trash_env.trash import rules as core
 from trash_env.trash.config import MAX_LAYOUT, RulesConfig
 from trash_env.trash.observation import Observer
@@ -46,31 +62,33 @@ from trash_env.trash.observation import Observer
 # The state of a game is one row of an int16 array (``TrashBatch.state``, [B, WIDTH]): the
 # scalar fields first, then fixed-size blocks sized for the largest configuration (8 seats,
 # three decks with Jokers), so every offset is a compile-time constant.
-HELD, PHASE, CUR, TURN, HAND, HFIRST, NHW, FLEFT, STOCKN, DISCN, TRUNC, DRAWN, NWIN = range(13)
-CONT, CONTFIRST, NEED, PERMN, TODO, LEARNER = range(13, 19)
-NUM_FIELDS = 20
-MAX_SEATS, MAX_DECK = 8, 3 * 54
-UP = NUM_FIELDS  # [seat * 10 + slot]: FACE_DOWN, a rank, or ABSENT beyond the layout
-DOWN = UP + MAX_SEATS * MAX_LAYOUT  # [seat * 10 + slot]: the card under a face-down slot
-FD = DOWN + MAX_SEATS * MAX_LAYOUT  # [seat]: face-down slots
-SIZES = FD + MAX_SEATS  # [seat]: layout size (R9)
-WON = SIZES + MAX_SEATS  # [seat]: hands won
-HW = WON + MAX_SEATS  # hand winners in order (NHW of them, R8)
-WIN = HW + MAX_SEATS  # the rewarded seats once over (NWIN of them, R10)
-KNOWN = WIN + MAX_SEATS  # [rank]: known to be in the stock (R15)
-UNACC = KNOWN + 14  # [rank]: unaccounted for (R15)
-STOCK = UNACC + 14  # the stock, top at STOCKN - 1
-DISC = STOCK + MAX_DECK  # the discard pile, top at DISCN - 1
-PERM = DISC + MAX_DECK  # a permutation (a deck or a reshuffle), made here or handed in
-DECK = PERM + MAX_DECK  # the permutation the game was dealt from (R13's deal-again)
-WIDTH = DECK + MAX_DECK
+MAX_DECK = 3 * 54
+ROW = RowLayout()
+HELD, PHASE, CUR, TURN, HAND, HFIRST, NHW, FLEFT, STOCKN, DISCN, TRUNC, DRAWN, NWIN = ROW.fields(13)
+CONT, CONTFIRST, NEED, PERMN, TODO, LEARNER = ROW.fields(6)
+NUM_FIELDS = ROW.width
+UP = ROW.block(MAX_SEATS * MAX_LAYOUT)  # [seat * 10 + slot]: FACE_DOWN, a rank, or ABSENT beyond the layout
+DOWN = ROW.block(MAX_SEATS * MAX_LAYOUT)  # [seat * 10 + slot]: the card under a face-down slot
+FD = ROW.block(MAX_SEATS)  # [seat]: face-down slots
+SIZES = ROW.block(MAX_SEATS)  # [seat]: layout size (R9)
+WON = ROW.block(MAX_SEATS)  # [seat]: hands won
+HW = ROW.block(MAX_SEATS)  # hand winners in order (NHW of them, R8)
+WIN = ROW.block(MAX_SEATS)  # the rewarded seats once over (NWIN of them, R10)
+KNOWN = ROW.block(core.NUM_RANKS)  # [rank]: known to be in the stock (R15)
+UNACC = ROW.block(core.NUM_RANKS)  # [rank]: unaccounted for (R15)
+STOCK = ROW.block(MAX_DECK)  # the stock, top at STOCKN - 1
+DISC = ROW.block(MAX_DECK)  # the discard pile, top at DISCN - 1
+PERM = ROW.block(MAX_DECK)  # a permutation (a deck or a reshuffle), made here or handed in
+DECK = ROW.block(MAX_DECK)  # the permutation the game was dealt from (R13's deal-again)
+WIDTH = ROW.width
 
 # The configuration as an int64 array ``rules``: scalars, then per-rank tables and the ordered deck.
-KP, KL, KDD, KFINAL, KMATCH, KSTARTW, KMAXT, KD, KEXACT = range(9)
-WILD = 16  # [rank]: 1 if wild (R6)
-COPIES = WILD + 14  # [rank]: copies in the deck (R1)
-ORDERED = COPIES + 14  # [i]: the configured cards in rank order
-RULES_WIDTH = ORDERED + MAX_DECK
+RULES = RowLayout()
+KP, KL, KDD, KFINAL, KMATCH, KSTARTW, KMAXT, KD, KEXACT = RULES.fields(9)
+WILD = RULES.block(core.NUM_RANKS)  # [rank]: 1 if wild (R6)
+COPIES = RULES.block(core.NUM_RANKS)  # [rank]: copies in the deck (R1)
+ORDERED = RULES.block(MAX_DECK)  # [i]: the configured cards in rank order
+RULES_WIDTH = RULES.width
 
 FACE_DOWN, NO_CARD, ABSENT = core.FACE_DOWN, core.NO_CARD, -2
 DRAW, PLACE, OVER = core.DRAW, core.PLACE, core.OVER
@@ -79,35 +97,19 @@ DRAW_STOCK, TAKE_DISCARD, PLACE_SLOT_0, DISCARD = core.DRAW_STOCK, core.TAKE_DIS
 DD_PLAYABLE, DD_ANY, DD_NEVER = 0, 1, 2
 CONT_NONE, CONT_DEAL, CONT_DEAL_TRUNC = 0, 1, 2
 OK, PAUSED = 0, 1
-PARALLEL_FROM = 256  # batch sizes from which TrashBatch steps games on all of Numba's threads
+TITLE = "the Trash batched engine"
 
 
 def _wrapping() -> Any:
     """Around every call of the kernels: the first one's compile notice, overflow warnings off."""
-    return kernel_call("the Trash batched engine")
+    return kernel_call(TITLE)
 
 
-# In-engine policies (vectorised baselines, ``agents.baselines``); EXTERNAL seats are asked by the caller.
-# "random" is RANDOM in fast mode (the game's xorshift) and KEYED_RANDOM in exact mode (RandomAgent's
-# draws from each seat's keyed Philox stream, ``streams``).
-EXTERNAL, RANDOM, GREEDY, COUNTER, KEYED_RANDOM = -1, 0, 1, 2, 3
-ANY_ASKED = -2  # _advance's stop_seat: the first move of any EXTERNAL seat
-# Codes from ASKED_FROM on are opponents asked by the caller too (frozen policy snapshots of a
-# single-agent batch, TrashVecEnv): ASKED_FROM + k is the caller's k-th such opponent.
-ASKED_FROM = 16
+# In-engine policies (vectorised baselines, ``agents.baselines``), beside the host's EXTERNAL (asked),
+# RANDOM (fast mode: the game's xorshift) and KEYED_RANDOM (exact mode: RandomAgent's draws from each
+# seat's keyed Philox stream, ``streams``); trash_env/engine_host.py.
+GREEDY, COUNTER = 1, 2
 POLICY_CODES = {"random": RANDOM, "greedy": GREEDY, "counter": COUNTER}
-# A seat's keyed stream in exact mode (``TrashBatch.streams`` [B, MAX_SEATS, 3], uint64): its Philox
-# key (two words, ``trash_env.counter_rng``) and how many draws it has made.
-KEY0, KEY1, DRAWS = range(3)
-
-
-def _threads() -> int:
-    """Numba's thread count (1 without Numba, or in a worker process limited to one thread)."""
-    if not HAVE_NUMBA:
-        return 1
-    import numba
-
-    return numba.get_num_threads()
 
 
 def make_rules(config: RulesConfig, exact: bool) -> np.ndarray:
@@ -171,24 +173,12 @@ def field_views(state: np.ndarray, config: RulesConfig) -> GameArrays:
 
 
 @njit(cache=True)
-def _below(rs: np.ndarray, b: int, n: int) -> int:
-    """A uniform integer 0..n-1 from game ``b``'s own generator (xorshift64*), so a game's
-    randomness does not depend on the other games or on threads."""
-    x = rs[b]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    rs[b] = x
-    return int((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(33)) % n
-
-
-@njit(cache=True)
 def _internal_perm(g: np.ndarray, rs: np.ndarray, b: int, n: int) -> None:
     """A uniform permutation of 0..n-1 into the game's PERM cells (Fisher-Yates, the game's generator)."""
     for i in range(n):
         g[b, PERM + i] = i
     for i in range(n - 1, 0, -1):
-        j = _below(rs, b, i + 1)
+        j = below(rs, b, i + 1)
         g[b, PERM + i], g[b, PERM + j] = g[b, PERM + j], g[b, PERM + i]
 
 
@@ -531,36 +521,15 @@ def _resume(g: np.ndarray, r: np.ndarray, rs: np.ndarray, b: int) -> int:
 
 
 @njit(cache=True)
-def _nth_legal(mask: np.ndarray, k: int) -> int:
-    """The ``k``-th legal action (from 0) in increasing order: ``legal_actions(state)[k]``."""
-    for a in range(NUM_ACTIONS):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
-
-
-@njit(cache=True)
-def _keyed_draw(ks: np.ndarray, b: int, seat: int) -> float:
-    """The next ``random()`` of game ``b``'s seat ``seat`` from its keyed stream (exact mode): draw
-    number DRAWS of Philox(KEY0, KEY1), as NumPy's generator over that key would give it."""
-    index = ks[b, seat, DRAWS]
-    ks[b, seat, DRAWS] = index + np.uint64(1)
-    return philox_random(ks[b, seat, KEY0], ks[b, seat, KEY1], index)
-
-
-@njit(cache=True)
 def _policy(
     g: np.ndarray, r: np.ndarray, rs: np.ndarray, ks: np.ndarray, b: int, code: int, mask: np.ndarray, count: int
 ) -> int:
     """The choice of in-engine policy ``code`` for game ``b``'s acting seat among the ``count`` legal
     actions of ``mask``: random draws from the fast mode's generators ``rs`` or, in exact mode, from
     the seat's keyed stream in ``ks``; greedy and counter draw nothing."""
-    if code == RANDOM:
-        return _nth_legal(mask, _below(rs, b, count))
-    if code == KEYED_RANDOM:  # agents.baselines.RandomAgent: legal[int(rng.random() * len(legal))]
-        return _nth_legal(mask, int(_keyed_draw(ks, b, g[b, CUR]) * count))
+    choice = random_choice(rs, ks, b, g[b, CUR], code, mask, count)
+    if choice >= 0:
+        return choice
     if g[b, PHASE] == DRAW:  # greedy and counter: take a playable discard (agents.baselines.takes_playable_discard)
         if mask[TAKE_DISCARD] and _can_place(g, r, b, g[b, CUR], g[b, DISC + g[b, DISCN] - 1]):
             return TAKE_DISCARD
@@ -745,21 +714,28 @@ def _first_choice(
 
 
 @njit(cache=True)
-def _new_episode(
-    g: np.ndarray, r: np.ndarray, rs: np.ndarray, b: int, policies: np.ndarray, pool: np.ndarray, learner: int
-) -> None:
-    """Deal game ``b`` anew (fast mode). With a pool of opponent policies (a single-agent
-    batch): the learner's seat is ``learner`` or drawn, every other seat draws a policy."""
-    _internal_perm(g, rs, b, r[KD])
-    _new_game(g, r, b)
-    if len(pool) == 0:
-        g[b, LEARNER] = -1
-        return
-    if learner < 0:
-        learner = _below(rs, b, r[KP])
-    g[b, LEARNER] = learner
-    for seat in range(r[KP]):
-        policies[b, seat] = EXTERNAL if seat == learner else pool[_below(rs, b, len(pool))]
+def _deal_new(
+    g: np.ndarray,
+    r: np.ndarray,
+    rs: np.ndarray,
+    ks: np.ndarray,
+    b: int,
+    policies: np.ndarray,
+    pool: np.ndarray,
+    learner: int,
+    mask: np.ndarray,
+) -> int:
+    """Deal game ``b`` anew (fast mode) from its generator, seated as :func:`seat_players` does, and
+    advance it to the first real choice; a deal on which the learner never moves is replaced (R13).
+    Returns the number of legal actions there (0 only after REPLACEMENTS deals in a row)."""
+    for _ in range(REPLACEMENTS):
+        _internal_perm(g, rs, b, r[KD])
+        _new_game(g, r, b)
+        seat_players(g, rs, b, r[KP], LEARNER, policies, pool, learner)
+        count = _first_choice(g, r, rs, ks, b, policies, mask)
+        if count > 0:
+            return count
+    return 0
 
 
 @njit(cache=True)
@@ -783,8 +759,7 @@ def _step_one(
     game's). ``status`` is the result of :func:`_continue` (exact mode: -1 paused, 0 over)."""
     obs, masks, rewards, dones, seats, status, truncs, learner_rewards, final_obs = out
     dones[b] = False
-    for seat in range(r[KP]):
-        rewards[b, seat] = 0.0
+    rewards[b] = 0.0
     count = _continue(g, r, rs, ks, b, actions[b], policies, masks[b])
     if count == 0:
         _returns(g, r, b, rewards[b])
@@ -795,78 +770,56 @@ def _step_one(
             learner_rewards[b] = rewards[b, ended]
             _encode(g, r, scale, b, ended, final_obs[b])
         if not r[KEXACT]:
-            for _ in range(1000):  # a deal on which the learner never moves is replaced (R13)
-                _new_episode(g, r, rs, b, policies, pool, learner)
-                count = _first_choice(g, r, rs, ks, b, policies, masks[b])
-                if count > 0:
-                    break
+            count = _deal_new(g, r, rs, ks, b, policies, pool, learner, masks[b])
     status[b] = count
     if count > 0:
         seats[b] = g[b, CUR]
         _encode(g, r, scale, b, g[b, CUR], obs[b])
 
 
+# The kernels the host calls (trash_env.engine_host.Kernels), with the arguments of every engine's.
+
+
 @njit(cache=True)
-def _step_games(g, r, rs, ks, scale, games, actions, policies, pool, learner, out) -> None:
-    """:func:`_step_one` for each of ``games``, one after another."""
+def _step_games(g, r, rs, ks, extra, games, actions, policies, pool, learner, out) -> None:
+    """:func:`_step_one` for each of ``games``, one after another (``extra``: the observation's scale)."""
     for b in games:
-        _step_one(g, r, rs, ks, scale, b, actions, policies, pool, learner, out)
+        _step_one(g, r, rs, ks, extra, b, actions, policies, pool, learner, out)
 
 
 @njit(cache=True, parallel=True)
-def _step_games_parallel(g, r, rs, ks, scale, games, actions, policies, pool, learner, out) -> None:
+def _step_games_parallel(g, r, rs, ks, extra, games, actions, policies, pool, learner, out) -> None:
     """:func:`_step_one` for each of ``games``, spread over Numba's threads (each game has its
     own generator, so the result does not depend on the threads)."""
     for i in prange(len(games)):
-        _step_one(g, r, rs, ks, scale, games[i], actions, policies, pool, learner, out)
+        _step_one(g, r, rs, ks, extra, games[i], actions, policies, pool, learner, out)
 
 
 @njit(cache=True)
-def _start_games(
-    g: np.ndarray,
-    r: np.ndarray,
-    rs: np.ndarray,
-    ks: np.ndarray,
-    games: np.ndarray,
-    policies: np.ndarray,
-    pool: np.ndarray,
-    learner: int,
-    masks: np.ndarray,
-) -> None:
+def _start_games(g, r, rs, ks, extra, games, policies, pool, learner, masks) -> None:
     """Deal new games in the given slots (fast mode: their decks from each game's generator,
-    advanced to the first choice, R13; exact mode: from the PERM cells)."""
+    advanced to the first choice, R13; exact mode: from the PERM cells reset placed)."""
     for b in games:
         if r[KEXACT]:
             _new_game(g, r, b)
             g[b, LEARNER] = -1
-            continue
-        for _ in range(1000):
-            _new_episode(g, r, rs, b, policies, pool, learner)
-            if _first_choice(g, r, rs, ks, b, policies, masks[b]) > 0:
-                break
+        else:
+            _deal_new(g, r, rs, ks, b, policies, pool, learner, masks[b])
 
 
 @njit(cache=True)
-def _observe_games(
-    g: np.ndarray,
-    r: np.ndarray,
-    scale: np.ndarray,
-    games: np.ndarray,
-    obs: np.ndarray,
-    masks: np.ndarray,
-    seats: np.ndarray,
-    status: np.ndarray,
-) -> None:
+def _observe_games(g, r, extra, games, obs, masks, seats, status) -> None:
     """Each game's acting seat, its mask, its number of legal actions (``status``, as after a step)
     and its observation (no move is made)."""
     for b in games:
         status[b] = _legal(g, r, b, masks[b])
         seats[b] = g[b, CUR]
-        _encode(g, r, scale, b, g[b, CUR], obs[b])
+        _encode(g, r, extra, b, g[b, CUR], obs[b])
 
 
-class TrashBatch:
-    """B games of one Trash configuration in lockstep (see the module docstring).
+class TrashBatch(BatchHost):
+    """B games of one Trash configuration in lockstep (see the module docstring), on the engines'
+    host (:class:`~trash_env.engine_host.BatchHost`: reset, step, single-agent batches, exact mode).
 
     ``reset()`` deals every game; ``step(actions)`` applies one action per game (the
     acting seat's, ``seats``), plays forced moves (R13), deals finished games again,
@@ -890,6 +843,13 @@ class TrashBatch:
     ``PARALLEL_FROM`` games); results do not depend on it.
     """
 
+    title = TITLE
+    config_type = RulesConfig
+    POLICY_CODES = POLICY_CODES
+    num_actions = NUM_ACTIONS
+    row_width = WIDTH
+    phase_cell, learner_cell, turn_cell, trunc_cell, over = PHASE, LEARNER, TURN, TRUNC, OVER
+
     def __init__(
         self,
         config: RulesConfig,
@@ -901,180 +861,45 @@ class TrashBatch:
         learner_seat: int | None = None,
         parallel: bool | None = None,
     ) -> None:
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-        p = config.num_players
-        if config.deck_size > MAX_DECK:
+        if isinstance(config, RulesConfig) and config.deck_size > MAX_DECK:
             raise ValueError(
                 f"num_decks={config.num_decks}: the batched engine holds up to {MAX_DECK} cards "
                 "(three decks with Jokers)"
             )
-        if config.max_turns > np.iinfo(np.int16).max:
-            raise ValueError(f"max_turns={config.max_turns}: the batched engine counts turns up to 32767")
-        if opponents is not None and (exact or policies is not None):
-            raise ValueError("opponents (a single-agent batch) go with neither exact=True nor policies")
-        if learner_seat is not None and (isinstance(learner_seat, bool) or learner_seat not in range(p)):
-            raise ValueError(f"learner_seat={learner_seat!r} must be None or a seat 0..{p - 1}")
-        self.config = config
-        self.batch_size = batch_size
-        self.exact = exact
+        observer = Observer(config) if isinstance(config, RulesConfig) else None
+        super().__init__(config, batch_size, seed, exact, policies, opponents, learner_seat, parallel, observer)
         self.rules = make_rules(config, exact=exact)
-        self.state = np.zeros((batch_size, WIDTH), np.int16)
         self.arrays = field_views(self.state, config)
-        self.observer = Observer(config)
-        self.scale = self.observer._scale.copy()
-        self.obs = np.zeros((batch_size, self.observer.size), np.float32)
-        self.masks = np.zeros((batch_size, NUM_ACTIONS), np.int8)
-        self.rewards = np.zeros((batch_size, p), np.float32)
-        self.dones = np.zeros(batch_size, np.bool_)
-        self.seats = np.zeros(batch_size, np.int64)
-        self.status = np.zeros(batch_size, np.int64)
-        self.truncs = np.zeros(batch_size, np.bool_)
-        self.learner_rewards = np.zeros(batch_size, np.float32)
-        self.final_obs = np.zeros((batch_size, self.observer.size), np.float32)
-        self._out = (
-            self.obs,
-            self.masks,
-            self.rewards,
-            self.dones,
-            self.seats,
-            self.status,
-            self.truncs,
-            self.learner_rewards,
-            self.final_obs,
-        )
-        self.policies = policy_codes(policies, batch_size, p)
-        if exact:  # exact mode's random is RandomAgent's, from each seat's keyed stream (reset's draw_keys)
-            self.policies[self.policies == RANDOM] = KEYED_RANDOM
-        self.streams = np.zeros((batch_size, MAX_SEATS, 3), np.uint64)
-        if not exact and opponents is None and ((self.policies != EXTERNAL).all(axis=1)).any():
-            raise ValueError("policies: in fast mode every game needs a seat that is asked (None); use exact=True")
-        self.pool = np.array([_code(name, "opponents") for name in opponents or []], np.int64)
-        if opponents is not None and not len(self.pool):
-            raise ValueError("opponents must name at least one baseline")
-        self.learner = -1 if learner_seat is None else int(learner_seat)
-        self._all = np.arange(batch_size)
-        self._no_actions = np.full(batch_size, -1, np.int64)
-        self.seed(seed)
-        self.generators: list[np.random.Generator | None] = []
-        # Threads pay off from a few hundred games on (docs/speed.md); the results are the same.
-        self.parallel = (batch_size >= PARALLEL_FROM and _threads() > 1) if parallel is None else bool(parallel)
+        self.scale = observer._scale.copy()
+        self._deck_size = config.deck_size  # read once per game at every exact reset
 
-    def set_pool(self, codes: list[int]) -> None:
-        """A single-agent batch's opponent pool as engine codes: in-engine baselines
-        (``POLICY_CODES``) or ``ASKED_FROM + k`` for opponents the caller asks (``TrashVecEnv``'s
-        policy snapshots). Games dealt from now on draw from it."""
-        pool = np.asarray(codes, np.int64)
-        if not len(pool) or ((pool < 0) | ((pool >= len(POLICY_CODES)) & (pool < ASKED_FROM))).any():
-            raise ValueError(f"opponent codes {list(codes)} are neither in-engine baselines nor ASKED_FROM + k")
-        self.pool = pool
+    kernels = Kernels(_step_games, _step_games_parallel, _start_games, _observe_games)
 
-    def seed(self, seed: int | None) -> None:
-        """Each game's own generator for the fast mode's shuffles and the random policy."""
-        self.rng_state = np.random.default_rng(seed).integers(1, 2**63, size=self.batch_size, dtype=np.uint64)
+    def _extra(self) -> np.ndarray:
+        return self.scale
 
-    def reset(self, seeds: list[Any] | None = None, draw_keys: Any = None) -> tuple[np.ndarray, np.ndarray]:
-        """Deal every game; returns (observations, masks) of the acting seats. In exact
-        mode ``seeds`` (one per game, anything ``numpy.random.default_rng`` takes)
-        seed each game's generator, whose first draw shuffles its deck (R3), and ``draw_keys``
-        ([B, num_players, 2] integers below 2**64) are the Philox keys the in-engine ``random`` of
-        each game's seats draws from: seat s of game b decides as ``RandomAgent`` with the generator
-        ``trash_env.counter_rng.keyed_generator(draw_keys[b, s])`` (needed only where a seat plays
-        ``random``; the streams start again at their first draw)."""
-        g, r = self.state, self.rules
-        self.dones[:] = False
-        if self.exact:
-            if seeds is None or len(seeds) != self.batch_size:
-                raise ValueError(f"exact mode needs one seed per game ({self.batch_size})")
-            self._set_streams(draw_keys)
-            d = self.config.deck_size
-            decks: dict[Any, np.ndarray] = {}  # games with one seed (the rotations of a deal) share a deck
-            for b, seed in enumerate(seeds):
-                key = tuple(seed) if isinstance(seed, (list, tuple)) else seed
-                if key not in decks:
-                    decks[key] = np.random.default_rng(seed).permutation(d)  # core.shuffled_deck
-                g[b, PERM : PERM + d] = decks[key]
-            self._game_seeds = list(seeds)
-            self.generators = [None] * self.batch_size  # made when a game first needs one more draw
-            with _wrapping():
-                self._start()
-            self._run(self._all, self._no_actions)
-            return self.obs, self.masks
-        with _wrapping():
-            self._start()
-        _observe_games(g, r, self.scale, self._all, self.obs, self.masks, self.seats, self.status)
-        return self.obs, self.masks
+    def _deal_of(self, seed: Any) -> np.ndarray:
+        return np.random.default_rng(seed).permutation(self._deck_size)  # core.shuffled_deck
 
-    def _start(self) -> None:
-        """Deal every game (:func:`_start_games`)."""
-        g, r = self.state, self.rules
-        _start_games(g, r, self.rng_state, self.streams, self._all, self.policies, self.pool, self.learner, self.masks)
+    def _place_deal(self, b: int, deck: np.ndarray) -> None:
+        self.state[b, PERM : PERM + self._deck_size] = deck
 
-    def _set_streams(self, draw_keys: Any) -> None:
-        """Exact mode: every seat's keyed stream at its first draw, from ``draw_keys``."""
-        p = self.config.num_players
-        self.streams[:] = 0
-        if draw_keys is None:
-            if (self.policies == KEYED_RANDOM).any():
-                raise ValueError("exact mode's in-engine random draws from keyed streams: reset(seeds, draw_keys=...)")
-            return
-        keys = np.asarray(draw_keys, dtype=np.uint64)
-        if keys.shape != (self.batch_size, p, 2):
-            raise ValueError(f"draw_keys: one Philox key (two words) per game and seat, {(self.batch_size, p, 2)}")
-        self.streams[:, :p, KEY0 : KEY1 + 1] = keys
-
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """One action per game, legal for its acting seat (``masks``; not checked here); -1
-        for a game that is over (exact mode). Returns (observations, masks, rewards [B, P],
-        dones)."""
-        actions = np.asarray(actions, dtype=np.int64)
-        if self.exact:
-            self._run(self._all, actions)
-        else:
-            self._kernel(self._all, actions)
-        return self.obs, self.masks, self.rewards, self.dones
-
-    def _kernel(self, games: np.ndarray, actions: np.ndarray) -> None:
-        kernel = _step_games_parallel if self.parallel else _step_games
-        with _wrapping():
-            kernel(
-                self.state,
-                self.rules,
-                self.rng_state,
-                self.streams,
-                self.scale,
-                games,
-                actions,
-                self.policies,
-                self.pool,
-                self.learner,
-                self._out,
-            )
-
-    def _run(self, games: np.ndarray, actions: np.ndarray) -> None:
-        """Exact mode: step ``games``, then hand every paused game the permutation the core
-        would draw from its generator, until none is paused."""
+    def _resume_paused(self, b: int) -> None:
+        """The permutation the core would draw from game ``b``'s generator: a new hand's deck or a
+        reshuffle."""
         g = self.state
-        live = games[g[games, PHASE] != OVER]
-        self.dones[live] = False  # a finished game keeps its dones and rewards until reset
-        self.rewards[live] = 0.0
-        while len(live):
-            self._kernel(live, actions)
-            paused = live[self.status[live] < 0]
-            for b in paused:
-                n = int(g[b, NEED])
-                rng = self.generators[b]
-                if rng is None:  # the game's generator, past the deck it shuffled first
-                    rng = self.generators[b] = np.random.default_rng(self._game_seeds[b])
-                    rng.permutation(self.config.deck_size)
-                if g[b, CONT] != CONT_NONE:
-                    g[b, PERM : PERM + n] = rng.permutation(n)  # a new hand's deck (core.shuffled_deck)
-                else:
-                    order = list(range(n))
-                    rng.shuffle(order)  # the reshuffle (core._draw_stock shuffles the pile the same way)
-                    g[b, PERM : PERM + n] = order
-                g[b, PERMN] = n
-            live = paused
+        n = int(g[b, NEED])
+        rng = self.generators[b]
+        if rng is None:  # the game's generator, past the deck it shuffled first
+            rng = self.generators[b] = np.random.default_rng(self.seeds[b])
+            rng.permutation(self.config.deck_size)
+        if g[b, CONT] != CONT_NONE:
+            g[b, PERM : PERM + n] = rng.permutation(n)  # a new hand's deck (core.shuffled_deck)
+        else:
+            order = list(range(n))
+            rng.shuffle(order)  # the reshuffle (core._draw_stock shuffles the pile the same way)
+            g[b, PERM : PERM + n] = order
+        g[b, PERMN] = n
 
     def game_state(self, b: int) -> core.GameState:
         """Game ``b`` as a :class:`~trash_env.trash.rules.GameState` of the core (to render it with
@@ -1109,25 +934,4 @@ class TrashBatch:
         return state
 
 
-def _code(name: str, what: str) -> int:
-    if name not in POLICY_CODES:
-        raise ValueError(f"{what}: {name!r} is not an in-engine baseline ({sorted(POLICY_CODES)})")
-    return POLICY_CODES[name]
-
-
-def policy_codes(policies: list[Any] | None, batch_size: int, num_players: int) -> np.ndarray:
-    """Per game and seat: EXTERNAL (None, asked) or the code of an in-engine baseline;
-    ``policies`` is None, one name per seat, or one list of names per game."""
-    codes = np.full((batch_size, num_players), EXTERNAL, np.int64)
-    if policies is None:
-        return codes
-    rows = policies if policies and isinstance(policies[0], (list, tuple)) else [policies] * batch_size
-    if len(rows) != batch_size or any(len(row) != num_players for row in rows):
-        raise ValueError(f"policies: one name (or None) per seat ({num_players}), for one game or each of {batch_size}")
-    seen: dict[tuple, list[int]] = {}  # an evaluation's games repeat a few lineups thousands of times
-    for b, row in enumerate(rows):
-        lineup = tuple(row)
-        if lineup not in seen:
-            seen[lineup] = [EXTERNAL if n is None else _code(n, f"policies[{seat}]") for seat, n in enumerate(row)]
-        codes[b] = seen[lineup]
-    return codes
+policy_codes = TrashBatch.policy_codes

@@ -44,9 +44,10 @@ def record_start(record: dict[str, Any], config: RulesConfig, rng: np.random.Gen
 
 def engine_fits(config: RulesConfig) -> bool:
     """Whether the batched engine plays ``config``: up to three decks with Jokers, turns counted in int16."""
-    from trash_env.trash import batched
+    from trash_env.engine_host import MAX_TURNS
+    from trash_env.trash.batched import MAX_DECK
 
-    return config.deck_size <= batched.MAX_DECK and config.max_turns <= np.iinfo(np.int16).max
+    return config.deck_size <= MAX_DECK and config.max_turns <= MAX_TURNS
 
 
 def exact_batch(config: RulesConfig, size: int, inside: list[list[str | None]], agents: dict[str, Any]) -> Any:
@@ -54,12 +55,6 @@ def exact_batch(config: RulesConfig, size: int, inside: list[list[str | None]], 
     from trash_env.trash.batched import TrashBatch
 
     return TrashBatch(config, size, exact=True, policies=inside)
-
-
-def turns_and_truncation(batch: Any, b: int) -> tuple[int, bool]:
-    from trash_env.trash.batched import TRUNC, TURN
-
-    return int(batch.state[b, TURN]), bool(batch.state[b, TRUNC])
 
 
 GAME = from_core(
@@ -99,7 +94,6 @@ GAME = from_core(
         policies=("random", "greedy", "counter"),
         fits=engine_fits,
         exact_batch=exact_batch,
-        turns_and_truncation=turns_and_truncation,
         vec_env="trash_env.trash.vec_env:TrashVecEnv",
     ),
     narrator=NARRATOR,
