@@ -284,3 +284,17 @@ def test_the_game_folders_stand_below_the_modules_that_gather_them() -> None:
         if name.startswith("trash_env") and not in_game_folder(name) and name not in COLLECTORS
     }
     assert {name: found for name, found in generic.items() if found} == {}
+
+
+LONG = 700  # lines a module may have before it must say why at its top
+
+
+def test_a_long_module_says_why_at_its_top() -> None:
+    """A module of the packages over 700 lines states why in its docstring ("Long on purpose: ..."):
+    modules are split by job, and what stays long does so for a reason a reader can check."""
+    unexplained = []
+    for name, path in sorted(modules().items()):
+        source = path.read_text()
+        if source.count("\n") > LONG and "Long on purpose:" not in (ast.get_docstring(ast.parse(source)) or ""):
+            unexplained.append(f"{name} ({source.count(chr(10))} lines)")
+    assert unexplained == [], f"long modules without a reason at their top: {unexplained}"

@@ -1,5 +1,8 @@
 """Tables, plots and a JSON leaderboard from a folder of result files (``trash-bench report DIR``).
 
+Long on purpose: every table, plot and figure of the leaderboard comes from one reading of the result
+files here, so that the published pages are reproduced byte for byte by one module.
+
 Everything here is computed from the result files and the stored reference scores, so the same files
 always give the same Markdown, byte for byte (bootstraps are seeded): the README's leaderboard is this
 output between its ``<!-- table:leaderboard -->`` and ``<!-- /table:leaderboard -->`` markers

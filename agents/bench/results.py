@@ -1,5 +1,8 @@
 """The benchmark's result files as types, and the check every reader makes of them.
 
+Long on purpose: the result file's types and every check a reader makes of them, in one place, so that
+no reader of a result file checks less than another.
+
 A result file is ``RESULTS/TASK/ALGORITHM/seed_N.json`` for a run of the full budget, and
 ``RESULTS/TASK/ALGORITHM/fraction_F/seed_N.json`` for one scaled by ``--budget-fraction F``
 (:func:`result_location`), written once by :func:`agents.bench.runner.run_one` when its run has

@@ -4,7 +4,7 @@ Training as a library, as :mod:`agents.training.sb3`: :func:`train` takes the se
 (:class:`Args`) and returns a :class:`~agents.training.runs.TrainResult`, logging its progress
 (``logging``) rather than printing it; the command ``trash-train-rllib``
 (:mod:`agents.commands.train_rllib`, and ``python train_rllib.py``) parses the settings from the
-command line (:func:`cli`) and shows the log and the final tables.
+command line and shows the log and the final tables.
 
     python train_rllib.py                                    # local Ray, self-play, small budget
     python train_rllib.py --opponents random greedy          # one learner seat against baseline seats
@@ -41,7 +41,6 @@ import json
 import logging
 import os
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
@@ -55,7 +54,6 @@ from agents.arguments import (
     rules_config,
     rules_fields,
     shell_command,
-    stoppable_command,
 )
 from agents.evaluation.report import write_json
 from agents.processes import GracefulStop, set_threads
@@ -386,10 +384,3 @@ def train(args: Args, stop: GracefulStop | None = None) -> TrainResult:
     through ``stop`` if given, else a :class:`~agents.processes.GracefulStop` of its own. Progress
     is logged (logger ``agents.training.rllib``), not printed: the command shows the log."""
     return run_under_stop(run, prepare(args), stop, SAFE_POINT)
-
-
-def cli(argv: Sequence[str] | None = None) -> int:
-    """The command line (``trash-train-rllib``): exit status 0, 2 for a bad argument (one line,
-    nothing written, before Ray starts), or 128 + the signal number when Ctrl-C or SIGTERM stopped
-    the run."""
-    return stoppable_command(program_name(COMMAND), Args, prepare, run, SAFE_POINT, argv, __doc__.splitlines()[0])

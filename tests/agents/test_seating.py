@@ -86,5 +86,7 @@ def test_evaluation_play_and_training_refuse_a_policy_for_other_rules(train, cap
         run_pairings(make_config("eight_card"), [(SHIPPED_POLICY, "greedy")], 2)
     assert play.main(["--opponents", SHIPPED_POLICY, "--preset", "jokers"], input_fn=lambda prompt: "q") == 2
     assert "jokers: trained False, asked True" in capsys.readouterr().err
-    assert train.cli(["--preset", "seven_up", "--opponents", SHIPPED_POLICY]) == 2
+    from agents.commands.train import main as train_main
+
+    assert train_main(["--preset", "seven_up", "--opponents", SHIPPED_POLICY]) == 2
     assert "trained for another configuration" in capsys.readouterr().err

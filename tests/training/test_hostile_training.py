@@ -565,3 +565,12 @@ def test_a_refused_or_failed_run_leaves_no_folder(
     monkeypatch.undo()
     result = train.train(tiny_args(train, tmp_path, run_name="", total_timesteps=256, final_eval_deals=0))
     assert result.run_dir == tmp_path / "standard_2p_maskable_ppo_seed0"
+
+
+def test_the_memory_available_is_psutils(train: ModuleType) -> None:
+    """What the memory check compares with is what psutil says the system can still give."""
+    psutil = pytest.importorskip("psutil")
+    from agents.training.sb3.settings import available_memory
+
+    available = available_memory()
+    assert available is not None and 0 < available <= psutil.virtual_memory().total

@@ -309,7 +309,9 @@ def test_an_explicit_run_name_that_holds_a_run_is_refused_unless_overwrite(
     (run_dir / "notes.txt").write_text("the user's own file")
     before = snapshot(tmp_path)
     argv = ["--run-name", "mine", "--out-dir", str(tmp_path), "--total-timesteps", "256", "--no-progress-bar"]
-    assert train.cli(argv) == 2
+    from agents.commands.train import main as train_main
+
+    assert train_main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "--resume" in err and "--overwrite" in err, err
     assert snapshot(tmp_path) == before
@@ -334,11 +336,12 @@ def test_train_rllib_refuses_an_explicit_run_name_that_holds_a_run(
 ) -> None:
     """The same rule for ``train_rllib.py``, answered before Ray starts."""
     pytest.importorskip("ray")
-    from agents.training import rllib as train_rllib
 
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "progress.json").write_text("{}")
-    assert train_rllib.cli(["--run-name", "taken", "--out-dir", str(tmp_path)]) == 2
+    from agents.commands.train_rllib import main as train_rllib_main
+
+    assert train_rllib_main(["--run-name", "taken", "--out-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "already holds a run" in err and "--overwrite" in err
 

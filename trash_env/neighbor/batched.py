@@ -1,5 +1,9 @@
 """A batched Help Your Neighbor engine: B games of one configuration stepped in lockstep over arrays.
 
+Long on purpose: the rules of R12 and R14 again as compiled loops, one function for each function of
+the core it is checked against, with NumPy's PCG64 generator and its bounded draws reproduced bit for
+bit; what both engines share is :mod:`trash_env.engine_host`.
+
 The rules are those of :mod:`trash_env.neighbor.rules` (R12, R14), written again as Numba-compiled
 loops over one int16 row per game, as :mod:`trash_env.trash.batched` does for Trash: one call applies
 each game's action, plays forced moves (R14), lets in-engine players move, deals finished games again

@@ -1,5 +1,9 @@
 """Two-player Help Your Neighbor solved exactly (R12, R14): the optimal policy and every state's value.
 
+Long on purpose: one algorithm whose parts share the indexing of one state space (the states and their
+numbering, value iteration with its compiled sweeps and Anderson mixing, the policy's tables, the visit
+counts of a pair of policies, the cached solution); split, each part would import that indexing back.
+
 With two players everything that matters for the rest of the game is public and small: the markers
 each player has covered (2^10 x 2^10 sets), whose turn it is, and the phase. This module computes,
 by value iteration over all of them at once (vectorised NumPy), the probability that the player

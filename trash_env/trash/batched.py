@@ -1,5 +1,9 @@
 """A batched Trash engine: B games of one configuration stepped in lockstep over arrays.
 
+Long on purpose: the Trash rules again as compiled loops, one function for each function of the core it
+is checked against (tests/trash/test_batched_vs_core.py); what both engines share is
+:mod:`trash_env.engine_host`.
+
 The rules are those of :mod:`trash_env.trash.rules` (R1-R10, R13), written again as
 Numba-compiled loops over one int16 row per game, so that a
 whole batch advances in one call: apply each game's action, play forced moves
