@@ -327,6 +327,16 @@ def console_log(name: str = TRAINING_LOGGER) -> Iterator[None]:
         logger.setLevel(level)
 
 
+def training_command(library: Any, argv: Sequence[str] | None = None) -> int:
+    """A training library's command line (``trash-train``: :mod:`agents.training.sb3`; ``trash-train-rllib``:
+    :mod:`agents.training.rllib`): :func:`stoppable_command` over the library's ``COMMAND``, ``Args``,
+    ``prepare``, ``run`` and ``SAFE_POINT``, described by the first line of its docstring."""
+    description = (library.__doc__ or "").splitlines()[0]
+    return stoppable_command(
+        program_name(library.COMMAND), library.Args, library.prepare, library.run, library.SAFE_POINT, argv, description
+    )
+
+
 def stoppable_command(
     prog: str,
     settings_type: type,

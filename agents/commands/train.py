@@ -21,17 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.arguments import program_name, stoppable_command
+from agents.arguments import training_command
 from agents.training import sb3
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Exit status 0, 2 for a bad argument (one line, nothing written), or 128 + the signal number
     when Ctrl-C or SIGTERM stopped the run."""
-    return stoppable_command(
-        program_name(sb3.COMMAND), sb3.Args, sb3.prepare, sb3.run, sb3.SAFE_POINT, argv,
-        (sb3.__doc__ or "").splitlines()[0],
-    )
+    return training_command(sb3, argv)
 
 
 if __name__ == "__main__":

@@ -14,17 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.arguments import program_name, stoppable_command
+from agents.arguments import training_command
 from agents.training import rllib
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Exit status 0, 2 for a bad argument (one line, before Ray starts), or 128 + the signal number
     when Ctrl-C or SIGTERM stopped the run."""
-    return stoppable_command(
-        program_name(rllib.COMMAND), rllib.Args, rllib.prepare, rllib.run, rllib.SAFE_POINT, argv,
-        (rllib.__doc__ or "").splitlines()[0],
-    )
+    return training_command(rllib, argv)
 
 
 if __name__ == "__main__":
