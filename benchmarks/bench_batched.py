@@ -19,15 +19,14 @@ Needs the batched, train and bench extras.
 
 from __future__ import annotations
 
-import argparse
-import os
-import platform
 import time
-from pathlib import Path
 
-import numpy as np
 from bench_env import play_aec, play_engine
-from figures import write_figures  # this folder's: run as a script, its folder is on sys.path
+from figures import (  # this folder's: run as a script, its folder is on sys.path
+    engine_speed_parser,
+    one_torch_thread,
+    write_figures,
+)
 
 import trash_env
 from trash_env import make_config
@@ -70,21 +69,10 @@ def train_speed(kind: str, n_envs: int, timesteps: int, seed: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=5.0, help="time per random-play measurement")
-    parser.add_argument("--timesteps", type=int, default=32_768, help="timesteps per training measurement")
+    parser = engine_speed_parser(__doc__.splitlines()[0], "docs/speed/batched.json")
     parser.add_argument("--n-envs", type=int, nargs="+", default=[16, 64], help="games for the training comparison")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", type=Path, help="also write the figures here (make bench: docs/speed/batched.json)")
     args = parser.parse_args()
-    import numba
-    import torch
-
-    torch.set_num_threads(1)
-    print(
-        f"python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
-        f"torch {torch.__version__} (1 thread), {os.cpu_count()} cores"
-    )
+    print(one_torch_thread())
     from pettingzoo.classic import leduc_holdem_v4
 
     print("\n1. random legal play (observations and masks included), decisions per second")

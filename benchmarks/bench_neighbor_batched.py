@@ -29,15 +29,15 @@ Needs the batched and train extras.
 
 from __future__ import annotations
 
-import argparse
-import os
-import platform
 import time
 from pathlib import Path
 
-import numpy as np
 from bench_env import play_aec, play_engine
-from figures import write_figures  # this folder's: run as a script, its folder is on sys.path
+from figures import (  # this folder's: run as a script, its folder is on sys.path
+    engine_speed_parser,
+    one_torch_thread,
+    write_figures,
+)
 
 from trash_env import help_your_neighbor_v0
 from trash_env.neighbor.batched import NeighborBatch
@@ -104,21 +104,10 @@ def evaluation_speed(engine: str, deals: int, seed: int) -> tuple[float, list]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=5.0, help="time per random-play measurement")
-    parser.add_argument("--timesteps", type=int, default=32_768, help="timesteps per training measurement")
+    parser = engine_speed_parser(__doc__.splitlines()[0], "docs/speed/neighbor_batched.json")
     parser.add_argument("--deals", type=int, nargs=2, default=[40_000, 2_000], help="evaluation deals: batched, scalar")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", type=Path, help="also write the figures here (docs/speed/neighbor_batched.json)")
     args = parser.parse_args()
-    import numba
-    import torch
-
-    torch.set_num_threads(1)
-    print(
-        f"python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__} "
-        f"({numba.get_num_threads()} threads), torch {torch.__version__} (1 thread), {os.cpu_count()} cores"
-    )
+    print(one_torch_thread())
 
     print("\n1. random legal play (observations and masks included), decisions per second")
     rows = [(f"batched engine, B = {b}", play_batched(b, args.seconds, args.seed)) for b in (1, 64, 1024, 8192)]

@@ -21,3 +21,34 @@ def write_figures(path: Path | None, figures: dict[str, Any]) -> None:
     data = {"figures": figures, "machine": machine(), "date": datetime.date.today().isoformat()}
     path.write_text(json.dumps(data, indent=2) + "\n")
     print(f"wrote {path}")
+
+
+def one_torch_thread() -> str:
+    """torch on one thread (the training figures' setting), and the line that says what measured them:
+    the versions of Python, NumPy, Numba and torch, Numba's threads and the machine's cores."""
+    import os
+    import platform
+
+    import numba
+    import numpy as np
+    import torch
+
+    torch.set_num_threads(1)
+    return (
+        f"python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__} "
+        f"({numba.get_num_threads()} threads), torch {torch.__version__} (1 thread), {os.cpu_count()} cores"
+    )
+
+
+def engine_speed_parser(description: str, json_path: str) -> Any:
+    """The command line both batched engines' speed scripts share: ``--seconds`` per random-play
+    measurement, ``--timesteps`` per training measurement, ``--seed`` and ``--json`` (``json_path``:
+    where ``make bench`` writes the figures); each script adds its own."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--seconds", type=float, default=5.0, help="time per random-play measurement")
+    parser.add_argument("--timesteps", type=int, default=32_768, help="timesteps per training measurement")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help=f"also write the figures here (make bench: {json_path})")
+    return parser

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -71,23 +72,34 @@ def signal_handlers_restored() -> Iterator[None]:
     assert not changed, f"the test left {', '.join(changed)} handled by {[after[s] for s in before]}"
 
 
+def numba_threads_started() -> bool:
+    """Whether Numba's thread pool has started in this process (its size is fixed from then on)."""
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    return bool(getattr(parallel, "_is_initialized", False))
+
+
 @pytest.fixture(autouse=True)
 def numba_threads_kept() -> Iterator[None]:
-    """Every test leaves ``NUMBA_NUM_THREADS`` in the environment as it found it: once Numba's thread
-    pool has started, a changed value makes Numba's next compile in the process refuse to run ("Cannot
-    set NUMBA_NUM_THREADS to a different value once the threads have been launched"), failing every
-    later test of the worker that compiles a kernel, whatever its file. Restored either way; the test
-    that changed it fails, naming the value."""
+    """No test leaves ``NUMBA_NUM_THREADS`` in the environment other than the size Numba's running thread
+    pool was started with: Numba reads the environment again at every compile, and a different value
+    then makes it refuse to run ("Cannot set NUMBA_NUM_THREADS to a different value once the threads
+    have been launched"), failing every later test of the worker that compiles a kernel, whatever its
+    file. The environment is set back to the pool's size and the test fails naming the values. (Before
+    the pool starts, a command's ``--threads`` sets it for Numba to read: that is left as it is.)"""
     before = os.environ.get("NUMBA_NUM_THREADS")
     yield
-    after = os.environ.get("NUMBA_NUM_THREADS")
-    if after == before:
+    if not numba_threads_started():
         return
-    if before is None:
-        del os.environ["NUMBA_NUM_THREADS"]
-    else:
-        os.environ["NUMBA_NUM_THREADS"] = before
-    raise AssertionError(f"the test changed NUMBA_NUM_THREADS from {before!r} to {after!r}")
+    config = sys.modules["numba"].config
+    after = os.environ.get("NUMBA_NUM_THREADS")
+    read = config.NUMBA_DEFAULT_NUM_THREADS if after is None else int(after) if after.strip().isdigit() else None
+    if read == config.NUMBA_NUM_THREADS:
+        return
+    os.environ["NUMBA_NUM_THREADS"] = str(config.NUMBA_NUM_THREADS)
+    raise AssertionError(
+        f"the test changed NUMBA_NUM_THREADS from {before!r} to {after!r} while Numba's "
+        f"{config.NUMBA_NUM_THREADS} threads ran"
+    )
 
 
 NEEDS_EXTRA = re.compile(r"\bneeds? the (\w+) extra\b")

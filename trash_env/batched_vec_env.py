@@ -16,32 +16,54 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
+from trash_env.engine_host import ASKED_FROM
+
 
 class BatchedVecEnv(VecEnv):
-    """``num_envs`` single-agent games on a batched engine ``batch`` (``TrashBatch`` or
-    ``NeighborBatch``): ``policy_codes`` are the engine's in-engine baselines by name, and the codes
-    from ``asked_from`` on mark the seats of opponents asked outside the engine (``act_batch``)."""
+    """``num_envs`` single-agent games on a batched engine (a :class:`~trash_env.engine_host.BatchHost`:
+    ``TrashBatch`` or ``NeighborBatch``) of the configuration ``make_config(preset, **overrides)``; the
+    in-engine baselines among ``opponents`` play inside it (its ``POLICY_CODES``), and the codes from
+    ``ASKED_FROM`` on mark the seats of opponents asked outside it (``act_batch``). ``engine_options``
+    go to the engine as they are."""
 
     def __init__(
         self,
-        batch: Any,
-        config: Any,
+        batch_type: Any,
+        make_config: Any,
+        num_envs: int,
         preset: str,
         opponents: Sequence[Any],
-        policy_codes: Mapping[str, int],
-        asked_from: int,
+        learner_seat: int | None,
+        seed: int | None,
+        parallel: bool | None,
+        overrides: Mapping[str, Any],
+        **engine_options: Any,
     ) -> None:
+        config = make_config(preset, **overrides)
+        batch = batch_type(
+            config,
+            num_envs,
+            seed=seed,
+            opponents=self.engine_baselines(opponents),
+            learner_seat=learner_seat,
+            parallel=parallel,
+            **engine_options,
+        )
         self.config, self.preset, self.batch = config, preset, batch
-        self.policy_codes, self.asked_from = policy_codes, asked_from
+        self.policy_codes, self.asked_from = batch_type.POLICY_CODES, ASKED_FROM
+        self._built(batch)
         self.render_mode = None
         num_envs, actions = batch.masks.shape
         observation_space = spaces.Box(0.0, 1.0, (batch.observer.size,), np.float32)
         super().__init__(num_envs, observation_space, spaces.Discrete(actions))
         self._actions = np.zeros(num_envs, np.int64)
         self._asked: dict[int, Any] = {}  # engine code (asked_from + k) -> the agent asked for those seats
-        self._next_code = asked_from
+        self._next_code = ASKED_FROM
         self._learner_moved = np.zeros(num_envs, np.bool_)
         self.set_opponents(list(opponents))
+
+    def _built(self, batch: Any) -> None:
+        """After the engine is made, before the opponents are set: what a game's vector env keeps of it."""
 
     @staticmethod
     def engine_baselines(opponents: Sequence[Any]) -> list[str]:

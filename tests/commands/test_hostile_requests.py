@@ -10,27 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import socket
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from helpers import ROOT
+from helpers.web import web_or_skip
 
 from agents.commands import play
 
-try:
-    with warnings.catch_warnings():  # Starlette 1.x prefers httpx2 for its TestClient, and works with httpx
-        warnings.filterwarnings("ignore", "Using `httpx` with `starlette.testclient`")
-        from starlette.testclient import TestClient
-
-    from agents.commands.web import server as web
-except (ImportError, RuntimeError) as error:  # the web extra; the TestClient's httpx (the dev extra)
-    if os.environ.get("CI"):
-        raise
-    pytest.skip(f"the web extra is not installed: {getattr(error, 'name', None) or error}", allow_module_level=True)
+TestClient, web = web_or_skip()
 
 JSON_BODY = {"content-type": "application/json"}
 

@@ -20,7 +20,6 @@ import sys
 import threading
 import time
 import urllib.request
-import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ import pytest
 from helpers import ROOT
 from helpers.browser import headless_chromium
 from helpers.play import choices, unseen_moved
+from helpers.web import web_or_skip
 
 from agents.commands import play
 from agents.commands import table as play_table
@@ -37,18 +37,7 @@ from trash_env.trash import rules as core
 from trash_env.trash.config import make_config
 from trash_env.trash.drawing import trash_svg
 
-try:
-    import uvicorn
-
-    with warnings.catch_warnings():  # Starlette 1.x prefers httpx2 for its TestClient, and works with httpx
-        warnings.filterwarnings("ignore", "Using `httpx` with `starlette.testclient`")
-        from starlette.testclient import TestClient
-
-    from agents.commands.web import server as web
-except (ImportError, RuntimeError) as error:  # the web extra; the TestClient's httpx (the dev extra)
-    if os.environ.get("CI"):
-        raise
-    pytest.skip(f"the web extra is not installed: {getattr(error, 'name', None) or error}", allow_module_level=True)
+TestClient, web = web_or_skip()
 
 TIMEOUT = 120  # seconds for a browser game or a server to start, on a busy machine
 SVG_NAMESPACES = {"http://www.w3.org/2000/svg", "http://www.w3.org/2001/xml-events", "http://www.w3.org/1999/xlink"}
@@ -704,6 +693,8 @@ def browser() -> Iterator[Any]:
 @contextlib.contextmanager
 def serving(argv: Sequence[str], seed: int = 0) -> Iterator[str]:
     """The app for ``argv`` served by uvicorn in a background thread on a free port; its URL."""
+    import uvicorn
+
     config, agents = setup(argv)
     app = web.make_app(config, agents, seed, allowed_hosts=web.LOOPBACK_NAMES)
     sock = web.listen("127.0.0.1", 0)

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import run_python
+from helpers import plain_python_ways, run_python
 
 from trash_env import counter_rng
-from trash_env.jit import HAVE_NUMBA
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -84,19 +83,7 @@ print(batched.HAVE_NUMBA)
 """
 
 
-@pytest.mark.parametrize(
-    ("env", "prelude", "have_numba"),
-    [
-        pytest.param(
-            {"NUMBA_DISABLE_JIT": "1"},
-            "",
-            "True",
-            marks=pytest.mark.skipif(not HAVE_NUMBA, reason="needs Numba"),
-        ),
-        ({}, "sys.modules['numba'] = None  # as if the batched extra were not installed", "False"),
-    ],
-    ids=["NUMBA_DISABLE_JIT", "no-numba"],
-)
+@plain_python_ways()
 def test_plain_python_draws_the_same(env: dict, prelude: str, have_numba: str) -> None:
     """The same functions as plain Python (NumPy ``uint64`` scalars, Numba's JIT off or Numba
     missing) give NumPy's draws too, and the batched engine's ``random`` (exact mode) drawing

@@ -44,3 +44,27 @@ def run_python(code: str, env: dict[str, str] | None = None, timeout: float = 12
         text=True,
         timeout=timeout,
     )
+
+
+def plain_python_ways() -> Any:
+    """``pytest.mark.parametrize`` over the two ways compiled code runs as plain Python, for a test taking
+    ``env`` (added to a child's environment), ``prelude`` (code run first in the child) and
+    ``have_numba`` (what the child's ``HAVE_NUMBA`` prints): Numba installed with its JIT off, and Numba
+    missing (as without the batched extra)."""
+    import pytest
+
+    from trash_env.jit import HAVE_NUMBA
+
+    return pytest.mark.parametrize(
+        ("env", "prelude", "have_numba"),
+        [
+            pytest.param(  # Numba installed, its JIT off (without Numba this is the case below)
+                {"NUMBA_DISABLE_JIT": "1"},
+                "",
+                "True",
+                marks=pytest.mark.skipif(not HAVE_NUMBA, reason="needs Numba"),
+            ),
+            ({}, "sys.modules['numba'] = None  # as if the batched extra were not installed", "False"),
+        ],
+        ids=["NUMBA_DISABLE_JIT", "no-numba"],
+    )

@@ -88,3 +88,27 @@ def play_both(config, batch_size: int, seed: int, steps_cap: int = 100_000) -> d
         "later_hands": sum(state.hand for state in states),
         "truncated": sum(state.truncated for state in states),
     }
+
+
+def assert_learners_see_the_cores(env, obs: np.ndarray, masks: np.ndarray, observer, rules) -> None:
+    """Each game of a batched vector env waits on its learner, who sees the game as the scalar observer
+    encodes the same state and may play what the rules core (``rules``, the game's) calls legal."""
+    for b in range(len(masks)):
+        state = env.batch.game_state(b)
+        learner = int(env.batch.state[b, env.batch.learner_cell])
+        assert state.current == learner
+        np.testing.assert_array_equal(obs[b], observer.encode(state, learner))
+        np.testing.assert_array_equal(masks[b], rules.action_mask(rules.legal_actions(state)).astype(bool))
+
+
+def assert_model_plays_legal_moves(model, env, steps: int = 20) -> None:
+    """A MaskablePPO ``model`` trained on the vector env ``env`` then plays ``steps`` steps of all its
+    games from a reset, each action legal by the masks SB3's ``get_action_masks`` reads."""
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    obs = env.reset()
+    for _ in range(steps):
+        masks = get_action_masks(env)
+        actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
+        assert masks[np.arange(len(masks)), actions].all()
+        obs, _, _, _ = env.step(actions)

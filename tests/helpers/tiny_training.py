@@ -30,6 +30,13 @@ def tiny_args(train: ModuleType, out_dir: Path, **fields: Any) -> Any:
     return train.Args(**settings)
 
 
+def tiny_batched_args(train: ModuleType, out_dir: Path, **fields: Any) -> Any:
+    """:func:`tiny_args` for a ``--batched`` run: 16 games, 64 steps each per update, 2,048 decisions,
+    a handful of final evaluation deals; ``fields`` override any setting (``game=...``)."""
+    settings = {"batched": True, "n_envs": 16, "n_steps": 64, "batch_size": 128, "total_timesteps": 2048}
+    return tiny_args(train, out_dir, **{**settings, "final_eval_deals": 4, **fields})
+
+
 def sb3_load(path: str | Path) -> Any:
     """Stable-Baselines3's own full loader (which unpickles fields of the file) on a file a test
     made itself: the reference the package's weights-only loaders are compared with."""

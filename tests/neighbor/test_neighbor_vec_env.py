@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers.tiny_training import tiny_args as quiet_args
+from helpers.batched import assert_learners_see_the_cores, assert_model_plays_legal_moves
+from helpers.tiny_training import tiny_batched_args
 
 pytest.importorskip("numba")
 pytest.importorskip("stable_baselines3")
@@ -58,12 +59,7 @@ def checked_rollout(env: NeighborVecEnv, steps: int, seed: int) -> dict[str, int
         legal = masks.sum(axis=1)
         assert (legal >= 1).all() and (legal[~first] >= 2).all()
         counts["forced_first"] += int((legal == 1).sum())
-        for b in range(n):
-            state = env.batch.game_state(b)
-            learner = int(env.batch.state[b, batched.LEARNER])
-            assert state.current == learner
-            np.testing.assert_array_equal(obs[b], observer.encode(state, learner))
-            np.testing.assert_array_equal(masks[b], core.action_mask(core.legal_actions(state)).astype(bool))
+        assert_learners_see_the_cores(env, obs, masks, observer, core)
         obs, rewards, dones, infos = env.step(random_legal(masks, rng))
         assert rewards.shape == (n,) and dones.shape == (n,) and dones.dtype == np.bool_ and len(infos) == n
         assert (rewards[~dones] == 0).all()
@@ -258,18 +254,11 @@ def test_maskable_ppo_trains_on_the_vec_env() -> None:
     (it reads ``env_method("action_masks")``); with a short turn limit some episodes are truncated, so
     SB3 bootstraps from the final observations."""
     from sb3_contrib import MaskablePPO
-    from sb3_contrib.common.maskable.utils import get_action_masks
-
     env = NeighborVecEnv(16, opponents=["random", "heuristic"], max_turns=8, seed=0)
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=128, n_epochs=2, seed=0, device="cpu", verbose=0)
     model.learn(3 * 16 * 64)
     assert model.num_timesteps == 3 * 16 * 64
-    obs = env.reset()
-    for _ in range(20):
-        masks = get_action_masks(env)
-        actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
-        assert masks[np.arange(16), actions].all()
-        obs, _, _, _ = env.step(actions)
+    assert_model_plays_legal_moves(model, env)
 
 
 # --------------------------------------------------------------------------
@@ -278,16 +267,7 @@ def test_maskable_ppo_trains_on_the_vec_env() -> None:
 
 def tiny_args(train: ModuleType, out_dir: Path, **fields: Any) -> Any:
     """A tiny in-process ``train.py --game help_your_neighbor --batched`` run: 16 games, 2,048 decisions."""
-    settings: dict[str, Any] = {
-        "game": "help_your_neighbor",
-        "batched": True,
-        "n_envs": 16,
-        "n_steps": 64,
-        "batch_size": 128,
-        "total_timesteps": 2048,
-        "final_eval_deals": 4,
-    }
-    return quiet_args(train, out_dir, **{**settings, **fields})
+    return tiny_batched_args(train, out_dir, **{"game": "help_your_neighbor", **fields})
 
 
 def test_train_batched_help_your_neighbor(train: ModuleType, tmp_path: Path) -> None:

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers.tiny_training import tiny_args as quiet_args
+from helpers.batched import assert_learners_see_the_cores, assert_model_plays_legal_moves
+from helpers.tiny_training import tiny_batched_args
 
 pytest.importorskip("numba")
 pytest.importorskip("stable_baselines3")
@@ -51,18 +52,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 # Fixtures and helpers
 
 
-def tiny_args(train: ModuleType, out_dir: Path, **fields: Any) -> Any:
-    """``train.Args`` for a tiny in-process ``--batched`` run: 16 games, 64 steps each per update,
-    2,048 decisions, no TensorBoard, no periodic evaluation, a handful of final evaluation deals."""
-    settings: dict[str, Any] = {
-        "batched": True,
-        "n_envs": 16,
-        "n_steps": 64,
-        "batch_size": 128,
-        "total_timesteps": 2048,
-        "final_eval_deals": 4,
-    }
-    return quiet_args(train, out_dir, **{**settings, **fields})
+tiny_args = tiny_batched_args  # train.Args for a tiny in-process --batched run (tests/helpers/tiny_training.py)
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -104,12 +94,7 @@ def checked_rollout(env: TrashVecEnv, steps: int, seed: int) -> dict[str, int]:
         assert (legal >= 1).all()
         assert (legal[~first] >= 2).all(), "the learner was asked a forced move after its first (R13)"
         counts["forced_first"] += int((legal == 1).sum())
-        for b in range(n):  # the learner acts, and sees its own game as the scalar observer encodes it
-            state = env.batch.game_state(b)
-            learner = int(env.batch.state[b, batched.LEARNER])
-            assert state.current == learner
-            np.testing.assert_array_equal(obs[b], observer.encode(state, learner))
-            np.testing.assert_array_equal(masks[b], core.action_mask(core.legal_actions(state)).astype(bool))
+        assert_learners_see_the_cores(env, obs, masks, observer, core)
 
         obs, rewards, dones, infos = env.step(random_legal(masks, rng))
         check_observations(env, obs)
@@ -467,19 +452,12 @@ def test_maskable_ppo_trains_on_the_batched_env() -> None:
     ``max_turns=24`` some episodes are truncated (R7), so SB3 bootstraps from the final
     observations. The trained policy's masked predictions are legal."""
     from sb3_contrib import MaskablePPO
-    from sb3_contrib.common.maskable.utils import get_action_masks
-
     env = CheckedVecEnv(16, opponents=["random", "greedy"], max_turns=24, seed=0)
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=128, n_epochs=2, seed=0, device="cpu", verbose=0)
     model.learn(3 * 16 * 64)
     assert model.num_timesteps == env.decisions == 3 * 16 * 64
     assert env.episodes > 100 and env.truncations > 0
-    obs = env.reset()
-    for _ in range(20):
-        masks = get_action_masks(env)
-        actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
-        assert masks[np.arange(16), actions].all()
-        obs, _, _, _ = env.step(actions)
+    assert_model_plays_legal_moves(model, env)
 
 
 # --------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import run_python
+from helpers import plain_python_ways, run_python
 from helpers.batched import assert_same_state
 
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
@@ -673,19 +673,7 @@ print(batched.HAVE_NUMBA, counts["decisions"])
 """
 
 
-@pytest.mark.parametrize(
-    ("env", "prelude", "have_numba"),
-    [
-        pytest.param(  # Numba installed, its JIT off (without Numba this is the case below)
-            {"NUMBA_DISABLE_JIT": "1"},
-            "",
-            "True",
-            marks=pytest.mark.skipif(not batched.HAVE_NUMBA, reason="needs Numba"),
-        ),
-        ({}, "sys.modules['numba'] = None  # as if the batched extra were not installed", "False"),
-    ],
-    ids=["NUMBA_DISABLE_JIT", "no-numba"],
-)
+@plain_python_ways()
 def test_plain_python_path_matches_the_core(env: dict, prelude: str, have_numba: str) -> None:
     """The same functions run as plain Python (Numba's JIT disabled, or Numba missing) and still
     agree with the core in exact mode (a short differential run, truncated at 60 turns, R7)."""

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from trash_env.batched_vec_env import BatchedVecEnv
-from trash_env.neighbor.batched import ASKED_FROM, POLICY_CODES, NeighborBatch, _as_tables
+from trash_env.neighbor.batched import NeighborBatch, _as_tables
 from trash_env.neighbor.rules import make_config
 
 
@@ -47,19 +47,21 @@ class NeighborVecEnv(BatchedVecEnv):
         optimal_tables: tuple[np.ndarray, np.ndarray] | None = None,
         **overrides: Any,
     ) -> None:
-        names = self.engine_baselines(opponents)
-        config = make_config(preset, **overrides)
-        batch = NeighborBatch(
-            config,
+        super().__init__(
+            NeighborBatch,
+            make_config,
             num_envs,
-            seed=seed,
-            opponents=names,
-            learner_seat=learner_seat,
-            parallel=parallel,
+            preset,
+            opponents,
+            learner_seat,
+            seed,
+            parallel,
+            overrides,
             optimal_tables=optimal_tables,
         )
-        self._given_tables = batch.tables
-        super().__init__(batch, config, preset, opponents, POLICY_CODES, ASKED_FROM)
+
+    def _built(self, batch: Any) -> None:
+        self._given_tables = batch.tables  # the tables of ``optimal`` the env was made with
 
     def set_opponents(self, opponents: Sequence[Any]) -> None:
         """As :meth:`BatchedVecEnv.set_opponents`, and a **table player** (an agent with

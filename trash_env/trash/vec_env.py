@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from trash_env.batched_vec_env import BatchedVecEnv
-from trash_env.trash.batched import ASKED_FROM, POLICY_CODES, TrashBatch
+from trash_env.trash.batched import TrashBatch
 from trash_env.trash.config import make_config
 
 
@@ -44,14 +44,4 @@ class TrashVecEnv(BatchedVecEnv):
         parallel: bool | None = None,
         **overrides: Any,
     ) -> None:
-        names = self.engine_baselines(opponents)
-        config = make_config(preset, **overrides)
-        batch = TrashBatch(
-            config,
-            num_envs,
-            seed=seed,
-            opponents=names,
-            learner_seat=learner_seat,
-            parallel=parallel,
-        )
-        super().__init__(batch, config, preset, opponents, POLICY_CODES, ASKED_FROM)
+        super().__init__(TrashBatch, make_config, num_envs, preset, opponents, learner_seat, seed, parallel, overrides)
