@@ -28,7 +28,7 @@ from pathlib import Path
 from figures import write_figures  # this folder's: run as a script, its folder is on sys.path
 
 from agents.bench.algorithms import BUILTIN
-from agents.bench.runner import result_path
+from agents.bench.store import result_location
 from agents.bench.tasks import TASKS
 
 BIN = Path(sys.executable).parent
@@ -57,7 +57,7 @@ def one_run(algorithm: str, task: str, folder: Path) -> dict:
     if completed.returncode != 0:
         row["refused"] = completed.stderr.strip().splitlines()[-1] if completed.stderr.strip() else "failed"
         return row
-    path = result_path(folder, TASKS[task], algorithm, 0, fraction)
+    path = result_location(folder, TASKS[task], algorithm, 0, fraction)
     result = json.loads(path.read_text())
     printed, held = printed_score(completed.stdout), round(held_score(result), 3)
     row.update(printed=printed, held=held, same=printed == held, scoring=result.get("scoring"))

@@ -88,12 +88,13 @@ def test_duplicate_evaluation_and_the_ladder_play_it(toy_game: ModuleType) -> No
 def test_a_benchmark_task_of_it_runs_in_the_runners_processes(toy_game: ModuleType, tmp_path, monkeypatch) -> None:
     """``toy-high-card`` runs as any task: training and the final evaluation each in a process of their
     own (which import the module that registered the task), a valid result file, its policy kept."""
-    from agents.bench.runner import read_result, result_path, run_one
+    from agents.bench.runner import run_one
+    from agents.bench.store import read_result, result_location
 
     monkeypatch.syspath_prepend(str(__import__("pathlib").Path(__file__).parent / "bench"))
     TASK = toy_game.TASK  # noqa: N806 (the module's name for it)
     result = run_one(TASK.name, "test_suite:FirstLegal", 0, str(tmp_path))
-    path = result_path(tmp_path, TASK, "first_legal", 0, 1.0)
+    path = result_location(tmp_path, TASK, "first_legal", 0, 1.0)
     stored = read_result(path)
     assert stored.valid and result["task"] == "toy-high-card" and len(result["curve"]) == 5
     assert -1.0 <= result["final"]["score"] <= 1.0 and list(tmp_path.rglob("seed_0.policy.*"))

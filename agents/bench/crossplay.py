@@ -41,7 +41,7 @@ from agents.bench.markdown import literal
 from agents.bench.markdown import table as markdown_table
 from agents.bench.measurements import CROSSPLAY_FORMAT as FORMAT
 from agents.bench.results import BadResultsError, Result
-from agents.bench.runner import scan
+from agents.bench.store import crossplay_names, scan
 from agents.bench.tasks import Task, get_task
 from agents.evaluation.games import SEED_LIMIT
 from agents.evaluation.report import _interval
@@ -79,11 +79,6 @@ class Entry:
             "budget_fraction": run.budget_fraction,
             "final_normalized": run.final.headline,
         }
-
-
-def output_names(task: Task) -> dict[str, str]:
-    """The files cross-play writes for ``task``: ``crossplay-TASK.json``, ``.md`` and ``.png``."""
-    return {kind: f"crossplay-{task.name}.{kind}" for kind in ("json", "md", "png")}
 
 
 def check_task(task_name: str) -> Task:
@@ -241,7 +236,7 @@ def crossplay(
     if bootstrap < 0:
         raise ValueError(f"--bootstrap must be 0 or more, got {bootstrap}")
     out = Path(results if out is None else out)
-    files = output_names(task)
+    files = crossplay_names(task)
     for kind, name in files.items():
         if with_plot or kind != "png":
             check_output_path("--out", out / name)

@@ -18,12 +18,6 @@ LIMIT = 1 << 24  # either file: 16 MiB at most
 FILES = re.compile(r"(crossplay|exploit)-([a-z0-9-]+)\.json")
 
 
-def exploit_name(task: Any) -> str:
-    """The exploitability file of ``task`` (a :class:`~agents.bench.tasks.Task`) in a results folder."""
-    return f"exploit-{task.name}.json"
-
-
-
 def _number(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ValueError(f"{where} is {value!r}, not a number")

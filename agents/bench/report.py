@@ -58,7 +58,7 @@ from agents.bench.markdown import literal, marked_names, markers
 from agents.bench.markdown import splice as splice_marked
 from agents.bench.markdown import table as markdown_table
 from agents.bench.results import Result
-from agents.bench.runner import load_results
+from agents.bench.store import load_results
 from agents.bench.tasks import TASKS, load_references
 from trash_env.files import atomic_path, check_output_path, write_json, write_text
 
@@ -930,7 +930,7 @@ def report(
     """Read ``results``, write ``leaderboard.md``, ``leaderboard.json`` and the plots into ``out``
     (default: ``results``), optionally splice the Markdown into ``readme`` (a file or several);
     returns the Markdown. Everything is checked before anything is written: every result file
-    (:func:`agents.bench.runner.load_results`: a bad one is a ``BadResultsError`` naming each), that the
+    (:func:`agents.bench.store.load_results`: a bad one is a ``BadResultsError`` naming each), that the
     folder holds one protocol, task version and budget fraction (or ``separate``: a section for each),
     the output folder, and the markers of every ``readme``."""
     found = load_sections(results, separate)

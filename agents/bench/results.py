@@ -1,23 +1,14 @@
 """The benchmark's result files as types, and the check every reader makes of them.
 
-Long on purpose: the result file's types and every check a reader makes of them, in one place, so that
-no reader of a result file checks less than another.
-
-A result file is ``RESULTS/TASK/ALGORITHM/seed_N.json`` for a run of the full budget, and
-``RESULTS/TASK/ALGORITHM/fraction_F/seed_N.json`` for one scaled by ``--budget-fraction F``
-(:func:`result_location`), written once by :func:`agents.bench.runner.run_one` when its run has
-finished (the fields: :class:`Result`), with the run's final policy beside it
-(``seed_N.policy.zip``, ``.npz`` or ``.json``: :data:`ARTIFACT_SUFFIXES`). Its readers,
-``trash-bench run`` when it resumes a sweep, ``trash-bench evaluate`` and ``trash-bench report``,
-take nothing in it on trust: :func:`read` (a file) and :func:`check` (a parsed JSON value and its
-path) return the typed :class:`Result` or raise a ``ValueError`` naming the file, the field and what
-is wrong with it:
-
+A result file (where it lies: :mod:`agents.bench.store`) is written once by
+:func:`agents.bench.runner.run_one` when its run has finished (the fields: :class:`Result`). Its
+readers, ``trash-bench run`` when it resumes a sweep, ``trash-bench evaluate`` and ``trash-bench
+report``, take nothing in it on trust: :func:`check` (a parsed JSON value and its path) returns the
+typed :class:`Result` or raises a ``ValueError`` naming the file, the field and what is wrong with it
+(and :func:`agents.bench.store.read` reads a file, bounded, and checks also that it lies where it says):
 - every field of its type (an integer is not a string, a bool or a float; a number is finite and
   within :data:`LIMIT`), none missing, none unknown (a field this version does not know could be one
   that changes what the file means: a newer format is refused by its number, not half-read);
-- the file matches its path: its task, algorithm, budget fraction and seed are the folders' and the
-  file's names;
 - the task is one of the registry's, the algorithm a plain name (:func:`check_name`), the seed a
   training seed; for the task's current version, the budget, the evaluation opponents, deals and
   seeds are the task's at the file's budget fraction;
@@ -60,19 +51,15 @@ from pathlib import Path
 from typing import Any
 
 from agents.bench.tasks import MAX_FRACTION, MAX_TRAINING_SEED, PROTOCOL_VERSION, TASKS, TEST_SEEDS
-from trash_env.files import read_bounded
 
 FORMAT = 2  # the format run_one writes
 FORMATS = (1, 2)  # the formats this version reads
-MAX_BYTES = 1_000_000  # a result file is a few kB: anything larger is refused before it is read
 LIMIT = 1e9  # no figure of a result file comes near: beyond it a number is damage, not a measurement
 MAX_INTEGER = 2**53  # integers JSON readers everywhere hold exactly
 TOLERANCE = 1e-6  # how far a stored normalised score may be from the one recomputed from its score
 NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")  # a plain name: a folder name, and text in a table
 SPEC = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}")  # an algorithm as given: a built-in, module:attribute
 KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,39}")  # a key of a mapping (a library's name)
-ARTIFACT_SUFFIXES = (".zip", ".npz", ".json")  # a policy file (SB3), a LinearAgent's arrays, a baseline's spec
-ARTIFACT_MARK = ".policy"  # seed_N.policy.zip beside seed_N.json: never read as a result file
 MAX_REASON = 300  # characters of one reason a run is invalid
 
 
@@ -293,29 +280,15 @@ def check_name(name: str, what: str = "algorithm name") -> str:
     ``-``, at most 100 characters): the name of a results folder and of a row of the leaderboard."""
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise ValueError(
-            f"{what} {_quoted(name)} is not a plain name (letters, digits, _ . -, not starting with . or -)"
+            f"{what} {quoted(name)} is not a plain name (letters, digits, _ . -, not starting with . or -)"
         )
     return name
 
 
-def read(path: Path) -> Result:
-    """The result file at ``path``, checked (:func:`check`); a ValueError naming it if it cannot be
-    read, is larger than :data:`MAX_BYTES`, is not JSON or is not a valid result."""
-    path = Path(path)
-    try:
-        data = json.loads(read_bounded(path, MAX_BYTES))  # never more, whatever the file claims or becomes
-    except RecursionError:
-        raise ValueError(f"{path}: not a result file: JSON nested too deep") from None
-    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError, or read_bounded's refusal
-        if str(error).startswith(str(path)):  # read_bounded's "PATH is ... bytes, over the limit"
-            raise ValueError(f"{path}: {str(error).removeprefix(str(path)).strip()}") from None
-        raise ValueError(f"{path}: not valid JSON ({error})") from None
-    return check(data, path)
-
-
 def check(data: Any, path: Path) -> Result:
-    """``data`` (a parsed result file) as a :class:`Result`, if it is a valid result of the run its
-    ``path`` names (``.../TASK/ALGORITHM/seed_N.json``); else a ValueError ``PATH: FIELD WHAT``."""
+    """``data`` (a parsed result file, read from ``path``) as a :class:`Result`, if what it holds is a
+    valid result; else a ValueError ``PATH: FIELD WHAT``. Where it lies is
+    :func:`agents.bench.store.check_location`'s to check (:func:`agents.bench.store.check` does both)."""
     path = Path(path)
     try:
         if not isinstance(data, dict):
@@ -349,7 +322,7 @@ def _parse(kind: Any, value: Any, field: str) -> Any:
         items = {}
         for key, item in value.items():
             if not KEY.fullmatch(key):
-                raise _FieldError(field, f"has the key {_quoted(key)}, not a plain name")
+                raise _FieldError(field, f"has the key {quoted(key)}, not a plain name")
             items[key] = _parse(arguments[1], item, _join(field, key))
         return items
     if origin in (typing.Union, types.UnionType):
@@ -390,7 +363,7 @@ def _parse_object(kind: Any, value: Any, field: str) -> Any:
     known = {f.name for f in fields}
     unknown = sorted(str(key) for key in value if key not in known)
     if unknown:
-        key = unknown[0] if re.fullmatch(r"\w{1,40}", unknown[0]) else _quoted(unknown[0])
+        key = unknown[0] if re.fullmatch(r"\w{1,40}", unknown[0]) else quoted(unknown[0])
         raise _FieldError(_join(field, key), "is not a field of a result file (this version's fields only)")
     hints = typing.get_type_hints(kind)
     items = {}
@@ -422,7 +395,7 @@ def _kind(value: Any) -> str:
     return "a list" if isinstance(value, list) else "an object"
 
 
-def _quoted(text: Any) -> str:
+def quoted(text: Any) -> str:
     """``text`` quoted as Python writes it (a line break as ``\\n``: one line), cut short."""
     quoted = repr(text)
     return quoted if len(quoted) <= 60 else quoted[:57] + "..."
@@ -443,41 +416,19 @@ def _shown(value: Any) -> str:
 # ---------------------------------------------------------------------- meaning
 
 
-def fraction_folder(fraction: float) -> str | None:
-    """The folder of a run's budget fraction below its algorithm's (``fraction_0.01``: the fraction as
-    Python writes the float), or None for the full budget (no folder)."""
-    return None if float(fraction) == 1.0 else f"fraction_{float(fraction)!r}"
-
-
-def result_location(results: Path, task: str, algorithm: str, seed: int, fraction: float = 1.0) -> Path:
-    """Where the result file of a run goes: ``RESULTS/TASK/ALGORITHM/seed_N.json`` at the full
-    budget, ``RESULTS/TASK/ALGORITHM/fraction_F/seed_N.json`` at a fraction ``F`` of it."""
-    folder = Path(results) / task / algorithm
-    extra = fraction_folder(fraction)
-    return (folder / extra if extra else folder) / f"seed_{seed}.json"
-
-
-def artifact_location(path: Path, suffix: str) -> Path:
-    """The final policy's file beside the result file ``path``: ``seed_N.policy.zip`` for ``seed_N.json``."""
-    if suffix not in ARTIFACT_SUFFIXES:
-        raise ValueError(f"a policy artifact is a {', '.join(ARTIFACT_SUFFIXES)} file, not {suffix!r}")
-    return Path(path).with_name(f"{Path(path).stem}{ARTIFACT_MARK}{suffix}")
-
-
 def _check_meaning(result: Result, path: Path) -> None:
     """What the types do not say: the run the path names, a known task, plain names, figures in range
     and consistent with each other and with the task, normalised scores recomputed."""
     if result.complete is not True:
         raise _FieldError("complete", "is false: not a finished run")
     if result.task not in TASKS:
-        raise _FieldError("task", f"{_quoted(result.task)} is not a task of the suite")
+        raise _FieldError("task", f"{quoted(result.task)} is not a task of the suite")
     try:
         check_name(result.algorithm)
     except ValueError as error:
         raise _FieldError("", str(error)) from None
     if not 0 < result.budget_fraction <= MAX_FRACTION:
         raise _FieldError("budget_fraction", f"is {result.budget_fraction}, not in (0, {MAX_FRACTION:g}]")
-    _check_path(result, path)
     if result.task_version < 1:
         raise _FieldError("task_version", f"is {result.task_version}, not a version (1 or more)")
     if not 0 <= result.seed < MAX_TRAINING_SEED:
@@ -492,34 +443,6 @@ def _check_meaning(result: Result, path: Path) -> None:
     _check_protocol(result)
     _check_scores(result)
     _check_exact(result)
-
-
-def _check_path(result: Result, path: Path) -> None:
-    """The file's task, algorithm, budget fraction and seed are its folders' and its name's (format 1
-    had no fraction folders: its files are ``TASK/ALGORITHM/seed_N.json`` at any fraction)."""
-    extra = fraction_folder(result.budget_fraction) if result.format >= 2 else None
-    algorithm_folder = path.parent
-    if extra is not None:
-        if path.parent.name != extra:
-            raise _FieldError(
-                "budget_fraction",
-                f"is {result.budget_fraction!r} but the file is in the folder {_quoted(path.parent.name)}, not {extra}",
-            )
-        algorithm_folder = path.parent.parent
-    elif path.parent.name.startswith("fraction_"):
-        raise _FieldError(
-            "budget_fraction",
-            f"is {result.budget_fraction!r} but the file is in the folder {_quoted(path.parent.name)} "
-            "(a full-budget run has no fraction folder)",
-        )
-    folders = {"task": algorithm_folder.parent.name, "algorithm": algorithm_folder.name}
-    for field, folder in folders.items():
-        if getattr(result, field) != folder:
-            raise _FieldError(
-                field, f"is {_quoted(getattr(result, field))} but the file is in the folder {_quoted(folder)}"
-            )
-    if path.name != f"seed_{result.seed}.json":
-        raise _FieldError("seed", f"is {result.seed} but the file is {path.name}, not seed_{result.seed}.json")
 
 
 def _check_format_fields(result: Result) -> None:
@@ -544,7 +467,7 @@ def _check_format_2(result: Result, path: Path) -> None:
     if not 2 <= result.protocol <= PROTOCOL_VERSION:
         raise _FieldError("protocol", f"is {result.protocol}: this version knows protocols 2..{PROTOCOL_VERSION}")
     if not SPEC.fullmatch(result.algorithm_spec):
-        spec = _quoted(result.algorithm_spec)
+        spec = quoted(result.algorithm_spec)
         raise _FieldError("algorithm_spec", f"{spec} is not a built-in name or module:attribute")
     reasons = result.invalid_reasons
     for i, reason in enumerate(reasons):
@@ -580,12 +503,9 @@ def _check_format_2(result: Result, path: Path) -> None:
     opponents = [entry.opponent for entry in result.heldout]
     if len(set(opponents)) != len(opponents):
         raise _FieldError("heldout", f"names an opponent twice ({opponents})")
-    names = {artifact_location(path, suffix).name for suffix in ARTIFACT_SUFFIXES}
-    if result.artifact not in names:
-        raise _FieldError("artifact", f"is {_quoted(result.artifact)}, not one of {sorted(names)} (beside the file)")
     provenance = result.provenance
     if provenance.git is not None and not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", provenance.git.commit):
-        raise _FieldError("provenance.git.commit", f"is {_quoted(provenance.git.commit)}, not a commit hash")
+        raise _FieldError("provenance.git.commit", f"is {quoted(provenance.git.commit)}, not a commit hash")
     for field in ("cores", "torch_threads"):
         value = getattr(provenance, field)
         if value is not None and value < 1:
@@ -618,7 +538,7 @@ def _check_protocol(result: Result) -> None:
     for field, (stored, wanted) in expected.items():
         if stored != wanted:
             raise _FieldError(
-                field, f"is {_quoted(stored)} but {task.name} v{task.version} has {wanted!r} at fraction {fraction}"
+                field, f"is {quoted(stored)} but {task.name} v{task.version} has {wanted!r} at fraction {fraction}"
             )
     try:
         task.check_fraction(fraction)
@@ -687,7 +607,7 @@ def _check_exact(result: Result) -> None:
     if result.format == 1 and (scoring is not None or with_exact):
         raise _FieldError(with_exact[0] + ".exact" if with_exact else "scoring", "is a field of result format 2")
     if scoring not in (None, "exact", "sampled"):
-        raise _FieldError("scoring", f'is {_quoted(scoring)}, not "exact" or "sampled"')
+        raise _FieldError("scoring", f'is {quoted(scoring)}, not "exact" or "sampled"')
     current = result.task_version == task.version
     if current and task.exact and result.format >= 2 and scoring is None:
         raise _FieldError("scoring", f"is missing ({task.name} v{task.version} results say how they were scored)")
@@ -698,7 +618,7 @@ def _check_exact(result: Result) -> None:
         if missing:
             raise _FieldError(f"{missing[0]}.exact", 'is missing but scoring is "exact"')
     elif with_exact:
-        raise _FieldError(f"{with_exact[0]}.exact", f"is present but scoring is {_quoted(scoring or 'absent')}")
+        raise _FieldError(f"{with_exact[0]}.exact", f"is present but scoring is {quoted(scoring or 'absent')}")
     for field, point in points:
         if point.exact is None:
             continue

@@ -21,8 +21,8 @@ imports an algorithm's code:
 Then the policy goes beside the result file (``seed_N.policy.zip``/``.npz``/``.json``) and the
 result file is written (format 2, :mod:`agents.bench.results`), atomically: at
 ``RESULTS/TASK/ALGORITHM/seed_N.json`` for the full budget, ``RESULTS/TASK/ALGORITHM/fraction_F/
-seed_N.json`` for a fraction ``F`` (:func:`result_path`). A child's failure is one line naming the
-run and the child's last error line (a ValueError; the child's whole output, a plugin's prints and
+seed_N.json`` for a fraction ``F`` (:func:`agents.bench.store.result_location`). A child's failure is one
+line naming the run and the child's last error line (a ValueError; the child's whole output, a plugin's prints and
 a traceback, is kept in a log named there); Ctrl-C kills the child's whole process group, and a child
 dies with its parent.
 
@@ -39,7 +39,7 @@ another task version or protocol at the same path is run again (and replaced, wi
 
 Every result file read here is checked first (:mod:`agents.bench.results`, the schema), and so is
 every file written (the runner never writes one its readers refuse). A folder holding a bad file
-(damaged, edited, misfiled) is refused by :func:`load_results` and :func:`plan` with a line per bad
+(damaged, edited, misfiled) is refused by :func:`agents.bench.store.load_results` and :func:`plan` with a line per bad
 file; asked to skip them, :func:`plan` leaves each as it is and does not run its run again.
 """
 
@@ -63,12 +63,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from agents.bench import results as schema
+from agents.bench import store
 from agents.bench.tasks import MAX_TRAINING_SEED, PROTOCOL_VERSION, TEST_SEEDS, Task, get_task, task_imports
 from agents.processes import worker_setup
-from trash_env.files import PARTIAL_MARK, atomic_path, read_bounded, write_json
+from trash_env.files import atomic_path, read_bounded, write_json
 
 RESULT_FORMAT = schema.FORMAT
-LAYOUT = "RESULTS/TASK/ALGORITHM/seed_N.json, or RESULTS/TASK/ALGORITHM/fraction_F/seed_N.json"
 POLICY = "policy"  # the name the evaluated policy plays under in an evaluation's pairs
 ROLLOUT_SLACK = 256  # steps per env of the slack beyond the budget: one rollout of the widest vector env
 WORKER = "agents.bench.worker"
@@ -108,19 +108,6 @@ def result_name(algorithm_spec: str) -> str:
             f"algorithm {algorithm_spec} is named {name!r}, the name of a built-in: give it a name of its own"
         )
     return name
-
-
-def result_path(results: Path, task: Task, algorithm: str, seed: int, fraction: float = 1.0) -> Path:
-    """``RESULTS/TASK/ALGORITHM/seed_N.json`` (full budget) or ``RESULTS/TASK/ALGORITHM/fraction_F/seed_N.json``."""
-    return schema.result_location(Path(results), task.name, algorithm, seed, fraction)
-
-
-def read_result(path: Path) -> schema.Result | None:
-    """The finished run whose file is ``path``, checked (:func:`agents.bench.results.read`); None if
-    there is no file; a ValueError naming the file and what is wrong if it is bad."""
-    if not Path(path).exists():
-        return None
-    return schema.read(path)
 
 
 def draw_test_seed() -> int:
@@ -381,7 +368,7 @@ def run_one(
     if not 0 <= seed < MAX_TRAINING_SEED:
         raise ValueError(f"training seeds are 0..{MAX_TRAINING_SEED - 1}, got {seed}")
     name = schema.check_name(name if name is not None else result_name(algorithm_spec))
-    path = result_path(Path(results), task, name, seed, fraction)
+    path = store.result_location(Path(results), task, name, seed, fraction)
     label = f"{task.name} {name} seed {seed}" + (f" at fraction {fraction!r}" if fraction != 1.0 else "")
     budget, (point_deals, final_deals) = task.scaled_budget(fraction), task.scaled_deals(fraction)
     start = time.perf_counter()
@@ -439,12 +426,12 @@ def run_one(
             "counted_steps": trained["counted_steps"],
             "validation": trained["validation"],
             "heldout": evaluated["heldout"],
-            "artifact": schema.artifact_location(path, artifact.suffix).name,
+            "artifact": store.artifact_location(path, artifact.suffix).name,
             "provenance": trained["provenance"],
             "scoring": _scoring(trained["curve"], evaluated["scoring"]),
         }
-        schema.check(result, path)  # what every reader checks: never a file they would refuse
-        _place_artifact(artifact, schema.artifact_location(path, artifact.suffix))
+        store.check(result, path)  # what every reader checks: never a file they would refuse
+        _place_artifact(artifact, store.artifact_location(path, artifact.suffix))
         write_json(path, result)
     return result
 
@@ -461,8 +448,8 @@ def _scoring(curve: list[dict[str, Any]], final: str) -> str:
 
 def _place_artifact(source: Path, target: Path) -> None:
     """The policy beside its result file (atomically), and no other artifact of a run it replaces."""
-    for suffix in schema.ARTIFACT_SUFFIXES:
-        other = schema.artifact_location(target.with_name(target.name.split(".", 1)[0] + ".json"), suffix)
+    for suffix in store.ARTIFACT_SUFFIXES:
+        other = store.artifact_location(target.with_name(target.name.split(".", 1)[0] + ".json"), suffix)
         if other != target:
             other.unlink(missing_ok=True)
     with atomic_path(target) as partial:
@@ -496,7 +483,7 @@ def reevaluate(
         raise ValueError(f"{target} does not exist")
     stored = None
     if RESULT_FILE.fullmatch(target.name):
-        result = schema.read(target)
+        result = store.read(target)
         if result.format < 2 or result.artifact is None:
             raise ValueError(f"{target}: a format-{result.format} result keeps no policy: nothing to re-evaluate")
         task = get_task(result.task)
@@ -569,13 +556,13 @@ def plan(
     for task in tasks:
         task.check_fraction(fraction)
     name = schema.check_name(name if name is not None else result_name(algorithm))
-    good, bad = scan(results)
+    good, bad = store.scan(results)
     if bad and not skip_bad_results:
         raise schema.BadResultsError(results, list(bad.values()))
     todo, done, replaced = [], [], []
     for task in tasks:
         for seed in seeds:
-            path = result_path(results, task, name, seed, fraction)
+            path = store.result_location(results, task, name, seed, fraction)
             if path in bad:
                 continue
             existing = good.get(path)
@@ -654,37 +641,3 @@ def sweep(
         raise
     pool.shutdown()
     return finished
-
-
-def _in_place(parts: tuple[str, ...]) -> bool:
-    """``TASK/ALGORITHM/seed_N.json`` or ``TASK/ALGORITHM/fraction_F/seed_N.json``."""
-    return len(parts) == 3 or (len(parts) == 4 and parts[2].startswith("fraction_"))
-
-
-def scan(results: Path) -> tuple[dict[Path, schema.Result], dict[Path, str]]:
-    """Every result file under ``results`` (``seed_*.json``; never a file still being written, whose
-    name has ``.partial``, nor a policy artifact, ``seed_N.policy.json``), checked: the good ones, and
-    for each bad one a line naming it and what is wrong (one at another place than :data:`LAYOUT`
-    included)."""
-    root = Path(results)
-    good: dict[Path, schema.Result] = {}
-    bad: dict[Path, str] = {}
-    for path in sorted(root.rglob("seed_*.json")):
-        if PARTIAL_MARK in path.name or schema.ARTIFACT_MARK in path.name:
-            continue
-        try:
-            if not _in_place(path.relative_to(root).parts):
-                raise ValueError(f"{path}: not where a result file goes ({LAYOUT})")
-            good[path] = schema.read(path)
-        except ValueError as error:
-            bad[path] = str(error)
-    return good, bad
-
-
-def load_results(results: Path) -> list[schema.Result]:
-    """Every finished result file under ``results``, checked (:func:`scan`); a folder with a bad one
-    is a :class:`agents.bench.results.BadResultsError` naming each."""
-    good, bad = scan(results)
-    if bad:
-        raise schema.BadResultsError(results, list(bad.values()))
-    return list(good.values())

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.bench.measurements import EXPLOIT_FORMAT as FORMAT
-from agents.bench.measurements import exploit_name
+from agents.bench.store import exploit_name
 from trash_env.files import write_json
 
 
@@ -31,7 +31,7 @@ def _best_runs(results: Path, task: Any) -> list[tuple[str, Any]]:
     """The run with the highest final score of each algorithm and budget fraction (ties: the first by
     name) among the task's valid runs of its current version in ``results``, whether or not its policy
     is kept: (its result file relative to ``results``, its result)."""
-    from agents.bench.runner import scan
+    from agents.bench.store import scan
 
     best: dict[tuple[str, float], tuple[str, Any]] = {}
     good, _ = scan(results)

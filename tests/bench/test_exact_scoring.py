@@ -23,7 +23,8 @@ import pytest
 from test_suite import FirstLegal  # this folder's (on the path as pytest runs it)
 
 from agents.bench import exact
-from agents.bench.runner import _scoring, read_result, result_path, run_one
+from agents.bench.runner import _scoring, run_one
+from agents.bench.store import read_result, result_location
 from agents.bench.tasks import TASKS, get_task, load_references
 
 HERE = Path(__file__).parent
@@ -47,7 +48,7 @@ def sampled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     with pytest.MonkeyPatch.context() as patch:
         patch.syspath_prepend(str(HERE))
         run_one(TASK, "test_exact_scoring:FirstLegalCallable", 0, str(folder), fraction=FRACTION)
-    return json.loads(result_path(folder, get_task(TASK), "first_legal_callable", 0, FRACTION).read_text())
+    return json.loads(result_location(folder, get_task(TASK), "first_legal_callable", 0, FRACTION).read_text())
 
 
 def stored_anchors(opponent: str) -> dict[str, float]:
@@ -72,7 +73,7 @@ def with_exact(data: dict[str, Any], score: float = -0.25) -> dict[str, Any]:
 
 
 def place(folder: Path, data: dict[str, Any]) -> Path:
-    path = result_path(folder, get_task(TASK), data["algorithm"], data["seed"], FRACTION)
+    path = result_location(folder, get_task(TASK), data["algorithm"], data["seed"], FRACTION)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data))
     return path
@@ -155,7 +156,7 @@ def test_exact_scores_on_a_task_not_scored_exactly_are_refused(tmp_path: Path) -
     with pytest.MonkeyPatch.context() as patch:
         patch.syspath_prepend(str(HERE))
         run_one("hyn-4p", "test_exact_scoring:FirstLegalCallable", 0, str(folder), fraction=0.005)
-    path = result_path(folder, get_task("hyn-4p"), "first_legal_callable", 0, 0.005)
+    path = result_location(folder, get_task("hyn-4p"), "first_legal_callable", 0, 0.005)
     data = json.loads(path.read_text())
     assert data["scoring"] == "sampled" and read_result(path) is not None
     anchors = {"random": -1.0, "reference": 0.0}
@@ -221,7 +222,7 @@ def test_a_batchable_policy_is_scored_exactly_and_its_final_is_the_exact_pair(tm
     finally:
         sys.path.remove(str(HERE))
     assert result["scoring"] == "exact"
-    path = result_path(tmp_path, get_task(TASK), "first_legal", 0, FRACTION)
+    path = result_location(tmp_path, get_task(TASK), "first_legal", 0, FRACTION)
     read = read_result(path)
     policy = load_artifact(path.parent / read.artifact, get_task(TASK))
     pair = exact_pair(("policy", decision_tables(policy)), ("optimal", optimal_tables(load_solution())))

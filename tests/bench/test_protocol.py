@@ -32,15 +32,9 @@ import numpy as np
 import pytest
 
 from agents.bench import results as schema
-from agents.bench.runner import (
-    draw_test_seed,
-    measure_anchors,
-    plan,
-    result_path,
-    run_one,
-    scan,
-    slack,
-)
+from agents.bench import store
+from agents.bench.runner import draw_test_seed, measure_anchors, plan, run_one, slack
+from agents.bench.store import result_location, scan
 from agents.bench.tasks import MIN_FINAL_DEALS, TASKS, TEST_SEEDS, VALIDATION_SEED, get_task, minimum_budget
 from agents.commands.bench import main
 
@@ -200,7 +194,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
 
 
 def path_of(folder: Path, result: dict[str, Any]) -> Path:
-    return result_path(folder, get_task(result["task"]), result["algorithm"], result["seed"], result["budget_fraction"])
+    return result_location(folder, result["task"], result["algorithm"], result["seed"], result["budget_fraction"])
 
 
 # --------------------------------------------------------------------------
@@ -293,7 +287,7 @@ def test_a_run_outside_the_protocol_is_written_invalid_with_its_reason(
     result = run_one(TASK, f"test_protocol:{plugin}", 0, str(tmp_path), fraction=FRACTION)
     assert result["valid"] is False and any(reason in line for line in result["invalid_reasons"]), result
     path = path_of(tmp_path, result)
-    stored = schema.read(path)
+    stored = store.read(path)
     assert stored.is_valid is False and stored.invalid_reasons == tuple(result["invalid_reasons"])
     assert list(scan(tmp_path)[0]) == [path]
 
@@ -316,15 +310,15 @@ def test_a_resumed_sweep_skips_only_runs_of_exactly_their_identity(
     task = get_task(TASK)
     source = path_of(folder, result)
     results = tmp_path / "results"
-    small = result_path(results, task, "first_legal", 0, FRACTION)
+    small = result_location(results, task, "first_legal", 0, FRACTION)
     small.parent.mkdir(parents=True)
     small.write_text(source.read_text())
     assert small == results / TASK / "first_legal" / "fraction_0.005" / "seed_0.json"
     assert (
-        result_path(results, task, "first_legal", 0, 0.01)
+        result_location(results, task, "first_legal", 0, 0.01)
         == results / TASK / "first_legal" / "fraction_0.01" / "seed_0.json"
     )
-    assert result_path(results, task, "first_legal", 0, 1.0) == results / TASK / "first_legal" / "seed_0.json"
+    assert result_location(results, task, "first_legal", 0, 1.0) == results / TASK / "first_legal" / "seed_0.json"
     same = plan([task], "test_suite:FirstLegal", [0, 1], results, fraction=FRACTION)
     assert [seed for _, seed in same.done] == [0] and [seed for _, seed in same.todo] == [1] and not same.replaced
     for fraction in (1.0, 0.01):

@@ -27,8 +27,9 @@ from typing import Any
 
 import pytest
 
-from agents.bench import markdown, results
-from agents.bench.runner import load_results, read_result, result_path, run_one, scan
+from agents.bench import markdown, results, store
+from agents.bench.runner import run_one
+from agents.bench.store import load_results, read_result, result_location, scan
 from agents.bench.tasks import get_task
 from agents.commands.bench import main
 
@@ -53,7 +54,7 @@ def good(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     with pytest.MonkeyPatch.context() as patch:
         patch.syspath_prepend(str(HERE))
         run_one(TASK, PLUGIN, 0, str(folder), fraction=FRACTION)
-    return json.loads(result_path(folder, get_task(TASK), NAME, 0, FRACTION).read_text())
+    return json.loads(result_location(folder, get_task(TASK), NAME, 0, FRACTION).read_text())
 
 
 @pytest.fixture
@@ -241,7 +242,7 @@ VARIANTS: list[tuple[str, Callable[[dict[str, Any]], Any], str | None, str]] = [
     ("bit-flipped", _bit_flipped, None, "not valid JSON"),
     ("a JSON list", lambda d: b"[1, 2]", None, "holds a list, not a result object"),
     ("nested too deep", lambda d: b"[" * 100_000, None, "nested too deep"),
-    ("too large", lambda d: _good_bytes(d) + b" " * results.MAX_BYTES, None, "over the limit of"),
+    ("too large", lambda d: _good_bytes(d) + b" " * store.MAX_BYTES, None, "over the limit of"),
 ]
 IDS = [variant[0] for variant in VARIANTS]
 
@@ -289,7 +290,7 @@ def test_the_committed_v1_results_pass_the_schema_as_protocol_v1() -> None:
         assert (result.format, result.task_version, result.protocol_version, result.is_valid) == (1, 1, 1, True)
         assert result.task_version != get_task(result.task).version
     path = next(folder.rglob("seed_*.json"))
-    assert json.loads(json.dumps(results.read(path).to_json())) == json.loads(path.read_text())
+    assert json.loads(json.dumps(store.read(path).to_json())) == json.loads(path.read_text())
 
 
 def test_the_committed_results_are_protocol_v2_runs_of_a_clean_commit_with_their_policies() -> None:
@@ -305,7 +306,7 @@ def test_the_committed_results_are_protocol_v2_runs_of_a_clean_commit_with_their
     assert len(loaded) == len(files) > 0
     kept = 0
     for path in files:
-        result = results.read(path)
+        result = store.read(path)
         assert (result.format, result.protocol_version, result.is_valid) == (2, 2, True), path
         assert result.task_version == get_task(result.task).version, path
         provenance = result.provenance
@@ -315,8 +316,8 @@ def test_the_committed_results_are_protocol_v2_runs_of_a_clean_commit_with_their
         if artifact.is_file():
             kept += 1
     assert kept > 0
-    one = next(p for p in files if p.with_name(results.read(p).artifact).is_file())
-    load_artifact(one.with_name(results.read(one).artifact), get_task(results.read(one).task))
+    one = next(p for p in files if p.with_name(store.read(p).artifact).is_file())
+    load_artifact(one.with_name(store.read(one).artifact), get_task(store.read(one).task))
 
 
 def committed() -> tuple[Any, str]:
@@ -360,7 +361,7 @@ def test_the_committed_v1_results_give_the_committed_leaderboard() -> None:
 def test_a_bad_file_is_refused_by_name_with_what_is_wrong(good: dict[str, Any], tmp_path: Path, variant) -> None:
     path, message = make_bad(tmp_path, good, variant)
     with pytest.raises(ValueError) as refused:
-        results.read(path)
+        store.read(path)
     text = str(refused.value)
     assert text.startswith(f"{path}: ") and message in text, text
     assert "\n" not in text and len(text) < 400
@@ -503,7 +504,7 @@ def test_run_told_to_skip_bad_files_warns_leaves_them_and_runs_the_rest(
     assert any(str(mine) in line for line in warnings) and any(str(other) in line for line in warnings)
     assert "1 runs to do, 0 already finished, 2 bad result files left alone" in captured.out
     assert {path: path.read_bytes() for path in before} == before
-    assert results.read(tmp_path / FOLDER / "seed_1.json").seed == 1
+    assert store.read(tmp_path / FOLDER / "seed_1.json").seed == 1
     assert main([*RUN, "--results", str(tmp_path), "--skip-bad-results"]) == 0
     assert "0 runs to do, 1 already finished, 2 bad result files left alone" in capsys.readouterr().out
     assert {path: path.read_bytes() for path in before} == before

@@ -405,7 +405,8 @@ class FirstLegal:
 def test_a_custom_algorithm_plugs_in(tmp_path: Path) -> None:
     """An algorithm outside the package (``module:Class``) is trained through the interface: its
     checkpoints become the curve, its returned callable the final policy."""
-    from agents.bench.runner import result_path, run_one
+    from agents.bench.runner import run_one
+    from agents.bench.store import result_location
 
     sys.path.insert(0, str(Path(__file__).parent))
     try:
@@ -415,7 +416,7 @@ def test_a_custom_algorithm_plugs_in(tmp_path: Path) -> None:
     task = get_task("hyn-4p")
     assert [p["timesteps"] for p in result["curve"]] == task.points(0.005)
     assert result["algorithm"] == "first_legal" and result["final"]["deals"] == task.scaled_deals(0.005)[1]
-    assert result_path(tmp_path, task, "first_legal", 0, 0.005).is_file()
+    assert result_location(tmp_path, task, "first_legal", 0, 0.005).is_file()
 
 
 @pytest.mark.slow
@@ -550,12 +551,13 @@ def test_a_run_repeated_gives_the_same_result_file(tmp_path: Path, task: str, al
     seed) at a tiny budget twice writes the same result file, apart from its timing (``wall_seconds``)
     and its final scores, measured on test deals drawn afresh for each run: the second run's kept
     policy, evaluated on the first run's test deals, scores exactly the first's final."""
-    from agents.bench.runner import reevaluate, result_path, run_one
+    from agents.bench.runner import reevaluate, run_one
+    from agents.bench.store import result_location
 
     first = run_one(task, algorithm, 3, str(tmp_path / "one"), fraction=0.01)
     second = run_one(task, algorithm, 3, str(tmp_path / "two"), fraction=0.01)
     assert first["final"]["seed"] != second["final"]["seed"]
-    path = result_path(tmp_path / "two", get_task(task), algorithm, 3, 0.01)
+    path = result_location(tmp_path / "two", get_task(task), algorithm, 3, 0.01)
     again = reevaluate(path, seed=first["final"]["seed"])
     assert again["final"] == first["final"] and again["heldout"] == first["heldout"]
     for key in ("wall_seconds", "final", "heldout", "reference"):
