@@ -3,9 +3,10 @@
 - :class:`ArgumentParser`: argparse whose errors are one line on stderr
   (``prog: error: argument --deals: ...``) and exit status 2, never a usage
   block or a traceback.
-- :func:`parse_dataclass`: a command line built from a dataclass of settings by
-  `tyro <https://brentyi.github.io/tyro/>`_ (CleanRL style: one field per flag,
-  the field's docstring is its help), with the same one-line errors; and
+- :func:`parse_dataclass`: a command line built with argparse from a dataclass of
+  settings (CleanRL style: one field per flag, the field's docstring is its help,
+  :class:`Flag` in its ``Annotated`` type for a flag spelled otherwise), with the
+  same one-line errors and ``--help`` as every other command; and
   :func:`command_line`, the flags that rebuild a given settings value (for the
   resume command a stopped run prints).
 - :func:`rules_config`: a game's rules configuration from the flags every command
@@ -23,10 +24,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import io
+import itertools
 import json
 import logging
-import re
 import shlex
 import shutil
 import signal
@@ -172,67 +172,120 @@ def add_override_flag(parser: argparse.ArgumentParser) -> None:
 
 # ---------------------------------------------------------------------- dataclass command lines
 
-_ANSI_CODE = re.compile(r"\x1b\[[0-9;]*m")
+@dataclasses.dataclass(frozen=True)
+class Flag:
+    """How a field of a settings dataclass is spelled on the command line, as the metadata of its
+    ``Annotated`` type (:func:`parse_dataclass`): ``name`` the flag's name (``override`` for
+    ``--override``; default: the field's, ``_`` as ``-``), ``metavar`` the value's name in ``--help``,
+    ``default_text`` what ``--help`` says of a default that says nothing by itself ("(default: TEXT)"),
+    ``repeated`` for a list given one value per flag (``--override A --override B``), ``hidden`` for a
+    field given from Python only."""
+
+    name: str | None = None
+    metavar: str | None = None
+    default_text: str | None = None
+    repeated: bool = False
+    hidden: bool = False
 
 
-def tyro_error_message(report: str) -> str:
-    """The message of the error tyro printed, as one line. tyro draws a box: a title, the message,
-    a rule, then hints (the argument's help, "For full helptext ..."); the message is the text
-    between the title and the first rule, without the frame, the colours or the line wrapping."""
-    lines = [_ANSI_CODE.sub("", line).strip(" │") for line in report.splitlines()]
-    message: list[str] = []
-    for line in lines[1:]:  # the first line is the box's title
-        if not line.strip("─- "):  # a rule (or an empty line) ends the message
-            if message:
-                break
+def _flag_of(hint: Any) -> Flag:
+    return next((item for item in getattr(hint, "__metadata__", ()) if isinstance(item, Flag)), Flag())
+
+
+def _flag_name(field: dataclasses.Field[Any], flag: Flag) -> str:
+    return "--" + (flag.name or field.name).replace("_", "-")
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstring under each field of the dataclass ``cls`` (a string literal on the line after the
+    field, as CleanRL writes its settings): the field's help."""
+    import ast
+    import inspect
+    import textwrap
+
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if not dataclasses.is_dataclass(klass):
             continue
-        message.append(line.strip())
-    return " ".join(message) or one_line(_ANSI_CODE.sub("", report))
+        body = ast.parse(textwrap.dedent(inspect.getsource(klass))).body[0].body  # type: ignore[attr-defined]
+        for field, doc in itertools.pairwise(body):
+            if (
+                isinstance(field, ast.AnnAssign)
+                and isinstance(field.target, ast.Name)
+                and isinstance(doc, ast.Expr)
+                and isinstance(doc.value, ast.Constant)
+                and isinstance(doc.value.value, str)
+            ):
+                docs[field.target.id] = " ".join(doc.value.value.split())
+    return docs
+
+
+def _optional(convert: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``convert`` for a field that may be None: the word ``None`` (what :func:`command_line` writes) is None."""
+
+    def read(text: str) -> Any:
+        return None if text == "None" else convert(text)
+
+    read.__name__ = getattr(convert, "__name__", "value")  # argparse names the type in its error
+    return read
+
+
+def _add_field(parser: argparse.ArgumentParser, field: dataclasses.Field[Any], hint: Any, help_text: str) -> None:
+    """One argparse option for a field: its type (``int``, ``float``, ``str``, ``Path``, a ``Literal``'s
+    choices, a list of them, optional or not), its help and its default."""
+    flag = _flag_of(hint)
+    base = typing.get_args(hint)[0] if typing.get_origin(hint) is typing.Annotated else hint
+    optional = type(None) in typing.get_args(base)
+    if optional:
+        base = next(arg for arg in typing.get_args(base) if arg is not type(None))
+    default = _default(field)
+    shown = flag.default_text if flag.default_text is not None else default
+    said = " (repeatable)" if flag.repeated and not default else f" (default: {shown})"
+    text = f"{help_text}{said}".replace("%", "%%")  # argparse formats help with %
+    options: dict[str, Any] = {"dest": field.name, "default": default, "help": text}
+    if flag.metavar:
+        options["metavar"] = flag.metavar
+    if base is bool:
+        parser.add_argument(_flag_name(field, flag), action=argparse.BooleanOptionalAction, **options)
+        return
+    is_list = typing.get_origin(base) is list
+    item = typing.get_args(base)[0] if is_list else base
+    if typing.get_origin(item) is typing.Literal:
+        options["choices"] = list(typing.get_args(item))
+        convert: Callable[[str], Any] = str
+    else:
+        convert = {int: int, float: float, str: str, Path: Path}[item]
+    options["type"] = _optional(convert) if optional else convert
+    if is_list and flag.repeated:
+        options.update(action="append", default=None)  # argparse would append to the default: see parse_dataclass
+    elif is_list:
+        options["nargs"] = "*"
+    parser.add_argument(_flag_name(field, flag), **options)
+
+
+def dataclass_parser(cls: type, prog: str, description: str | None = None) -> ArgumentParser:
+    """An :class:`ArgumentParser` with one flag per field of the dataclass ``cls`` (``run_name`` ->
+    ``--run-name``; booleans as ``--flag`` / ``--no-flag``; lists after one flag, or one value per flag
+    where its :class:`Flag` says ``repeated``), each field's docstring its help (:func:`field_docs`)."""
+    parser = ArgumentParser(prog=prog, description=description)
+    hints, docs = typing.get_type_hints(cls, include_extras=True), field_docs(cls)
+    for field in dataclasses.fields(cls):
+        if field.init and not _flag_of(hints[field.name]).hidden:
+            _add_field(parser, field, hints[field.name], docs.get(field.name, ""))
+    return parser
 
 
 def parse_dataclass(cls: type, argv: Sequence[str] | None, prog: str, description: str | None = None) -> Any:
-    """``cls`` filled in from the command line by tyro (one flag per field, ``run_name`` ->
-    ``--run-name``; booleans as ``--flag`` / ``--no-flag``; each field's docstring is its help).
-    ``--help`` prints the help and exits 0; a bad argument exits with status 2 after one line on
-    stderr, ``prog: error: ...``, as :class:`ArgumentParser` does (tyro's own error is a box of
-    several lines, kept here as its message only)."""
-    import tyro
-
-    report = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(report):
-            settings = tyro.cli(cls, prog=prog, description=description, args=argv)
-    except SystemExit as exit_:
-        if exit_.code in (0, None):  # --help, printed on stdout
-            raise
-        usage_error(prog, tyro_error_message(report.getvalue()))
-    sys.stderr.write(report.getvalue())  # anything else said while parsing (a warning) still shows
-    return settings
-
-
-@dataclasses.dataclass(frozen=True)
-class _Spelling:
-    flag: str
-    repeated: bool  # a list given one value per flag (--override A --override B), not after one flag
-    suppressed: bool  # not on the command line at all
-
-
-def _spellings(cls: type) -> dict[str, _Spelling]:
-    """How each field of the dataclass ``cls`` is spelled on tyro's command line, read from the
-    ``tyro.conf`` markers of its annotation (``arg(name=...)``, ``UseAppendAction``, ``Suppress``)."""
-    import tyro
-
+    """``cls`` filled in from the command line (:func:`dataclass_parser`): ``--help`` prints the help
+    and exits 0; a bad argument exits with status 2 after one line on stderr, ``prog: error: ...``, as
+    every command of the package does."""
+    parser = dataclass_parser(cls, prog, description)
+    values = vars(parser.parse_args(None if argv is None else list(argv)))
     hints = typing.get_type_hints(cls, include_extras=True)
-    spellings = {}
     for field in dataclasses.fields(cls):
-        metadata = getattr(hints[field.name], "__metadata__", ())
-        names = [item.name for item in metadata if isinstance(item, type(tyro.conf.arg())) and item.name]
-        spellings[field.name] = _Spelling(
-            flag="--" + (names[-1] if names else field.name).replace("_", "-"),
-            repeated=tyro.conf.UseAppendAction in metadata,
-            suppressed=tyro.conf.Suppress in metadata,
-        )
-    return spellings
+        if _flag_of(hints[field.name]).repeated and values.get(field.name) is None:
+            values[field.name] = _default(field)  # not given: the field's own default
+    return cls(**values)
 
 
 def _default(field: dataclasses.Field[Any]) -> Any:
@@ -243,24 +296,25 @@ def _default(field: dataclasses.Field[Any]) -> Any:
 
 def command_line(settings: Any) -> list[str]:
     """The flags that rebuild the dataclass value ``settings`` with :func:`parse_dataclass`: every
-    field that differs from its default. A field kept off the command line (``tyro.conf.Suppress``)
+    field that differs from its default. A field kept off the command line (:class:`Flag` ``hidden``)
     that differs is a ValueError: the caller turns it into flags first (rules into ``--override``)."""
     words: list[str] = []
-    spellings = _spellings(type(settings))
+    hints = typing.get_type_hints(type(settings), include_extras=True)
     for field in dataclasses.fields(settings):
-        value, spelling = getattr(settings, field.name), spellings[field.name]
+        value, flag = getattr(settings, field.name), _flag_of(hints[field.name])
+        name = _flag_name(field, flag)
         if value == _default(field):
             continue
-        if spelling.suppressed:
+        if flag.hidden:
             raise ValueError(f"{field.name} = {value!r} has no command-line form")
         if isinstance(value, bool):
-            words.append(spelling.flag if value else "--no-" + spelling.flag[2:])
-        elif isinstance(value, list) and spelling.repeated:
-            words += [word for item in value for word in (spelling.flag, str(item))]
+            words.append(name if value else "--no-" + name[2:])
+        elif isinstance(value, list) and flag.repeated:
+            words += [word for item in value for word in (name, str(item))]
         elif isinstance(value, list):
-            words += [spelling.flag, *map(str, value)]
+            words += [name, *map(str, value)]
         else:
-            words += [spelling.flag, str(value)]  # None too: tyro reads "None" for an optional field
+            words += [name, str(value)]  # None too: an optional field reads "None" as None
     return words
 
 

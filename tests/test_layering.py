@@ -178,7 +178,7 @@ def test_the_core_needs_no_extra() -> None:
     import sys
 
     blocked = sorted({"torch", "stable_baselines3", "sb3_contrib", "scipy", "rich", "choix", "matplotlib",
-                      "drawsvg", "resvg_py", "PIL", "numba", "ray", "starlette", "uvicorn", "tyro", "moviepy"})
+                      "drawsvg", "resvg_py", "PIL", "numba", "ray", "starlette", "uvicorn", "moviepy"})
     completed = subprocess.run(
         [sys.executable, "-c", CORE_ALONE.format(blocked=blocked)], cwd=ROOT, capture_output=True, text=True,
         timeout=300,

@@ -15,7 +15,7 @@ DISTRIBUTION = "trash-rl"  # the name pip installs the package by
 
 EXTRA_OF_MODULE: dict[str, str] = {
     **dict.fromkeys(("scipy", "rich", "choix", "matplotlib"), "eval"),
-    **dict.fromkeys(("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm", "tyro", "psutil"), "train"),
+    **dict.fromkeys(("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm", "psutil"), "train"),
     **dict.fromkeys(("drawsvg", "resvg_py", "PIL"), "render"),
     **dict.fromkeys(("moviepy",), "video"),
     **dict.fromkeys(("starlette", "uvicorn"), "web"),

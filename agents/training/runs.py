@@ -33,8 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Protocol
 
-import tyro
-
+from agents.arguments import Flag
 from agents.base import Agent
 from agents.evaluation.report import final_evaluation, write_json
 from agents.processes import GracefulStop
@@ -43,15 +42,15 @@ logger = logging.getLogger(__name__)
 
 # The rules flags of both training commands' settings: ``--override FIELD=VALUE`` given once per field (as
 # trash-evaluate and trash-record take it), and rules given from Python only (the benchmark suite's tasks).
-Overrides = Annotated[list[str], tyro.conf.arg(name="override", metavar="FIELD=VALUE"), tyro.conf.UseAppendAction]
-Rules = tyro.conf.Suppress[dict[str, Any]]
+Overrides = Annotated[list[str], Flag(name="override", metavar="FIELD=VALUE", repeated=True)]
+Rules = Annotated[dict[str, Any], Flag(hidden=True)]
 
 
 def shown_default(text: str, **options: Any) -> Any:
     """``--help``'s "(default: TEXT)" for a field whose default value says nothing by itself (an empty
-    list the game fills in, a name made from other settings): the marker for its ``Annotated`` type,
-    with any other option of ``tyro.conf.arg`` (``metavar``)."""
-    return tyro.conf.arg(help_behavior_hint=f"(default: {text})", **options)
+    list the game fills in, a name made from other settings): the :class:`~agents.arguments.Flag` of its
+    ``Annotated`` type, with any other option of it (``metavar``)."""
+    return Flag(default_text=text, **options)
 
 
 RUN_FILES = ("args.json",)  # what marks a folder as a run's, besides anything else in it

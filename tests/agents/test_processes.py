@@ -50,7 +50,7 @@ def test_every_command_refuses_zero_threads(
     import importlib
 
     if command[0] == "agents.commands.train":
-        pytest.importorskip("tyro")
+        pytest.importorskip("stable_baselines3")
     monkeypatch.chdir(tmp_path)
     main = importlib.import_module(command[0]).main
     assert main([*command[1:], "--threads", "0"]) == 2

@@ -65,13 +65,13 @@ def test_the_librarys_own_message_is_kept_and_rllib_is_named_for_its_command(mon
     assert capsys.readouterr().err.endswith("pictures need the render extra: pip install 'trash-rl[render]' "
                                             "(resvg_py is not installed)\n")  # fmt: skip
 
-    def tyro_missing() -> int:
-        raise ModuleNotFoundError(name="tyro")
+    def ray_missing() -> int:
+        raise ModuleNotFoundError(name="ray")
 
-    fake_command(monkeypatch, tyro_missing)
+    fake_command(monkeypatch, ray_missing)
     monkeypatch.setitem(console.COMMANDS, "trash-train-rllib", "fake")
     assert console.run("trash-train-rllib") == 2
-    assert "needs the rllib extra: pip install 'trash-rl[rllib]' (tyro is not installed)" in capsys.readouterr().err
+    assert "needs the rllib extra: pip install 'trash-rl[rllib]' (ray is not installed)" in capsys.readouterr().err
 
 
 def test_a_missing_module_no_extra_brings_is_a_bug_and_propagates(monkeypatch) -> None:

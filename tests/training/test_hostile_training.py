@@ -453,7 +453,7 @@ BAD_NUMBERS = [
     (["--ent-coef", "inf"], "--ent-coef must be at least 0 and at most 1, got inf"),
     (["--ent-coef", "-0.5"], "--ent-coef must be at least 0"),
     (["--gamma", "nan"], "--gamma must be in (0, 1], got nan"),
-    (["--gamma", "-inf"], "--gamma must be in (0, 1]"),
+    (["--gamma=-inf"], "--gamma must be in (0, 1]"),  # argparse reads "-inf" after a space as a flag
     (["--seed", "99999999999999999999"], "--seed must be at most 4294967295"),
     (["--seed", "4294967296"], "--seed must be at most 4294967295"),
     (["--total-timesteps", str(2**63)], "--total-timesteps must be at most"),

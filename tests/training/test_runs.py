@@ -401,12 +401,12 @@ BAD_OVERRIDE = "error: --override 'layout_size' must be FIELD=VALUE, a rules fie
 NO_MATCHES = "error: --match: Help Your Neighbor has no matches of hands (R9 is Trash's)"
 BAD_ARGUMENTS = [
     ("train.py", ["--preset", "nosuch"], "preset='nosuch' is not one of"),
-    ("train.py", ["--game", "chess"], "invalid choice 'chess' for argument '--game'"),
-    ("train.py", ["--algo", "sac"], "invalid choice 'sac' for argument '--algo'"),
+    ("train.py", ["--game", "chess"], "argument --game: invalid choice: 'chess'"),
+    ("train.py", ["--algo", "sac"], "argument --algo: invalid choice: 'sac'"),
     ("train.py", ["--total-timesteps", "-1"], "--total-timesteps must be at least 1, got -1"),
-    ("train.py", ["--total-timesteps", "abc"], "Error parsing --total-timesteps: invalid literal for int()"),
-    ("train.py", ["--no-such-flag"], "Unrecognized options: --no-such-flag"),
-    ("train.py", ["--rules", "{}"], "Unrecognized options: --rules"),  # rules are given from Python only
+    ("train.py", ["--total-timesteps", "abc"], "argument --total-timesteps: invalid int value: 'abc'"),
+    ("train.py", ["--no-such-flag"], "unrecognized arguments: --no-such-flag"),
+    ("train.py", ["--rules", "{}"], "unrecognized arguments: --rules"),  # rules are given from Python only
     ("train.py", ["--n-envs", "0"], "--n-envs must be at least 1"),
     ("train.py", ["--seed", "-3"], "--seed must be at least 0"),
     ("train.py", ["--num-players", "9"], "num_players=9 is out of range (2..8)"),
@@ -667,7 +667,7 @@ def test_a_repeated_override_reaches_the_rules_of_every_command(
     overrides = ["--override", "layout_size=8", "--override", "max_turns=300"]
     expected = make_config("standard", layout_size=8, max_turns=300)
     if command in ("trash-train", "trash-train-rllib"):
-        pytest.importorskip("tyro")
+        pytest.importorskip("stable_baselines3")
         from agents.commands import train, train_rllib
         from agents.training import rllib, sb3
 
