@@ -145,7 +145,7 @@ def test_the_core_alone_runs_the_envs_and_each_command_works_or_names_its_extra(
         "trash-demo": ["--record", "demo.json"],
         "trash-replay": ["demo.json", "--html", "replay.html"],
         "trash-train": ["--total-timesteps", "64"],
-        "trash-train-rllib": ["--total-timesteps", "64"],
+        "trash-train-rllib": ["--iterations", "1"],
         "trash-evaluate": ["greedy", "random", "--deals", "4"],
         "trash-play": ["--web"],
         "trash-record": ["greedy", "random", "--gif", "game.gif"],
