@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from trash_env.games import game_of
-from trash_env.trash.rules import GameState
+from trash_env.trash.rules import TrashState
 from trash_env.view import SeatView
 
 __all__ = ["Agent", "PolicyAgent", "SeatView"]
@@ -79,7 +79,7 @@ class PolicyAgent(Agent):
     """
 
     @abstractmethod
-    def choose(self, state: GameState, legal: list[int], rng: np.random.Generator) -> int:
+    def choose(self, state: TrashState, legal: list[int], rng: np.random.Generator) -> int:
         """A legal action for ``state.current`` given the legal actions ``legal``."""
 
     def act(self, view: SeatView, rng: np.random.Generator) -> int:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents.base import PolicyAgent, SeatView
-from trash_env.trash.rules import DISCARD, DRAW_STOCK, FACE_DOWN, PLACE_SLOT_0, TAKE_DISCARD, GameState, can_place
+from trash_env.trash.rules import DISCARD, DRAW_STOCK, FACE_DOWN, PLACE_SLOT_0, TAKE_DISCARD, TrashState, can_place
 
 
 class RandomAgent(PolicyAgent):
@@ -43,11 +43,11 @@ class RandomAgent(PolicyAgent):
         legal = np.asarray(masks, dtype=np.float64)
         return legal / legal.sum(axis=1, keepdims=True)
 
-    def choose(self, state: GameState | None, legal: list[int], rng: np.random.Generator) -> int:
+    def choose(self, state: TrashState | None, legal: list[int], rng: np.random.Generator) -> int:
         return legal[int(rng.random() * len(legal))]
 
 
-def takes_playable_discard(state: GameState, legal: list[int]) -> bool:
+def takes_playable_discard(state: TrashState, legal: list[int]) -> bool:
     """Whether the top discard may be taken and placed now (R4, R5)."""
     return TAKE_DISCARD in legal and can_place(state, state.current, state.discard[-1])
 
@@ -60,7 +60,7 @@ class GreedyAgent(PolicyAgent):
 
     name = "greedy"
 
-    def choose(self, state: GameState, legal: list[int], rng: np.random.Generator) -> int:
+    def choose(self, state: TrashState, legal: list[int], rng: np.random.Generator) -> int:
         if DRAW_STOCK in legal:
             return TAKE_DISCARD if takes_playable_discard(state, legal) else DRAW_STOCK
         return legal[0]  # the lowest slot; DISCARD (12) only when nothing can be placed
@@ -86,7 +86,7 @@ class CountingAgent(PolicyAgent):
 
     name = "counter"
 
-    def choose(self, state: GameState, legal: list[int], rng: np.random.Generator) -> int:
+    def choose(self, state: TrashState, legal: list[int], rng: np.random.Generator) -> int:
         if DRAW_STOCK in legal:
             return TAKE_DISCARD if takes_playable_discard(state, legal) else DRAW_STOCK
         slots = [a - PLACE_SLOT_0 for a in legal if a != DISCARD]

@@ -25,7 +25,7 @@ import numpy as np
 from agents.base import Agent, PolicyAgent, SeatView
 from agents.baselines import GreedyAgent
 from trash_env.trash.belief import sample_hidden_state
-from trash_env.trash.rules import OVER, GameState, apply_action, clone, legal_actions, play_forced, returns
+from trash_env.trash.rules import OVER, TrashState, apply_action, clone, legal_actions, play_forced, returns
 
 
 class SearchAgent(Agent):
@@ -74,7 +74,7 @@ class SearchAgent(Agent):
             return legal[best]
         return legal[default]
 
-    def rollout(self, state: GameState, seat: int, rng: np.random.Generator) -> float:
+    def rollout(self, state: TrashState, seat: int, rng: np.random.Generator) -> float:
         """Play the current hand out with the rollout policy; ``seat``'s result (R10):
         +1 if it won the hand, -1 if another seat did, 0 on a draw."""
         hand, won = state.hand, state.hands_won[:]

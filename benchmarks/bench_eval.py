@@ -31,7 +31,7 @@ from agents.base import Agent, SeatView
 from agents.evaluation.duplicate import run_pairings
 from agents.evaluation.games import play_game
 from agents.registry import make_agent
-from trash_env.trash.observation import Observer
+from trash_env.trash.observation import TrashObserver
 
 
 class TimedAgent:
@@ -48,11 +48,11 @@ class TimedAgent:
         return action
 
 
-def search_cost(spec: str, config: trash_env.RulesConfig, hands: int, seed: int) -> float:
+def search_cost(spec: str, config: trash_env.TrashConfig, hands: int, seed: int) -> float:
     """Milliseconds per decision of ``spec`` playing against greedy."""
     timed = TimedAgent(make_agent(spec))
     greedy = make_agent("greedy")
-    observer = Observer(config)
+    observer = TrashObserver(config)
     for hand in range(hands):
         rng = np.random.default_rng([seed, hand])
         agents = [timed, greedy] if hand % 2 == 0 else [greedy, timed]

@@ -15,7 +15,7 @@ import pytest
 from helpers import EXTRA_OF_MODULE
 
 from trash_env.trash import rules as core
-from trash_env.trash.config import RulesConfig
+from trash_env.trash.config import TrashConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 # One math thread per process, for the tests here and the processes they start (set before torch is
@@ -48,7 +48,7 @@ def next_decks(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
     in order. The core would shuffle a new deck; here it takes the next one."""
     decks: list[list[int]] = []
 
-    def take_next(config: RulesConfig, rng: np.random.Generator) -> list[int]:
+    def take_next(config: TrashConfig, rng: np.random.Generator) -> list[int]:
         assert decks, "the core dealt a hand the test did not stack"
         return decks.pop(0)
 

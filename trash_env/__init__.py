@@ -22,7 +22,7 @@ import gymnasium
 from trash_env.games import GAMES  # registers the package's games first: every look-up finds them
 from trash_env.neighbor.single_agent import NeighborSingleAgentEnv
 from trash_env.records import replay
-from trash_env.trash.config import PRESETS, RulesConfig, make_config
+from trash_env.trash.config import PRESETS, TrashConfig, make_config
 from trash_env.trash.env import env, raw_env
 from trash_env.trash.single_agent import TrashSingleAgentEnv
 
@@ -30,7 +30,7 @@ __all__ = [
     "PRESETS",
     "NeighborSingleAgentEnv",
     "NeighborVecEnv",
-    "RulesConfig",
+    "TrashConfig",
     "TrashSingleAgentEnv",
     "TrashVecEnv",
     "env",
@@ -49,6 +49,10 @@ _LAZY = {"TrashVecEnv": "trash_env.trash.vec_env", "NeighborVecEnv": "trash_env.
 
 
 def __getattr__(name: str) -> Any:
+    if name == "RulesConfig":  # renamed TrashConfig
+        from trash_env.trash import config
+
+        return config.RulesConfig
     if name in _LAZY:
         import importlib
 

@@ -136,3 +136,22 @@ class PieceLayout:
     def piece_text(self, name: str, value: np.ndarray) -> str | None:
         """Readable text for one piece, or None for the plain numbers."""
         return None
+
+
+def renamed(module: str, old_names: dict[str, Any]) -> Any:
+    """A module ``__getattr__`` that still gives each old name (``old_names``: old name -> the object,
+    renamed) with a ``DeprecationWarning`` naming the new one: for names a release renamed."""
+    import warnings
+
+    def module_getattr(name: str) -> Any:
+        if name in old_names:
+            new = old_names[name]
+            warnings.warn(
+                f"{module}.{name} is renamed {new.__name__}; the old name goes in a later release",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return new
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return module_getattr

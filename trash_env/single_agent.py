@@ -35,7 +35,7 @@ PPO or DQN) ends the episode at once with reward `illegal_reward` (default
 
 `Box(0, 1, (62 + 44 n,), float32)`: the learner seat's observation of
 `trash_v0` (R15), the same named pieces and index table (see
-`trash_env.trash.env` and `trash_env.trash.observation.Observer`), learner first.
+`trash_env.trash.env` and `trash_env.trash.observation.TrashObserver`), learner first.
 
 ## Rewards
 

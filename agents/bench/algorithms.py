@@ -20,7 +20,7 @@ registered. ``context`` is a :class:`TaskContext`:
 (size,), float32)``) and ``.action_space`` (``Discrete(n)``); ``context.vec_env(k)`` has the same,
 and the AEC env's are ``env.observation_space(agent)["observation"]`` and
 ``env.action_space(agent)``. Per game (the observer first, seats relative to it; the pieces are named
-by ``trash_env.trash.observation.Observer`` and ``trash_env.neighbor.observation.NeighborObserver``):
+by ``trash_env.trash.observation.TrashObserver`` and ``trash_env.neighbor.observation.NeighborObserver``):
 
 =================================================================  ================  ================
 tasks                                                              observation size  actions

@@ -21,8 +21,8 @@ from agents.evaluation.games import play_game
 from agents.registry import make_agent
 from agents.search import SearchAgent
 from trash_env.trash.belief import HIDDEN, public_view
-from trash_env.trash.config import PRESETS, RulesConfig, make_config
-from trash_env.trash.observation import Observer
+from trash_env.trash.config import PRESETS, TrashConfig, make_config
+from trash_env.trash.observation import TrashObserver
 from trash_env.trash.rules import (
     DISCARD,
     DRAW,
@@ -32,7 +32,7 @@ from trash_env.trash.rules import (
     PLACE,
     PLACE_SLOT_0,
     TAKE_DISCARD,
-    GameState,
+    TrashState,
     apply_action,
     clone,
     legal_actions,
@@ -59,25 +59,25 @@ def rng(seed: int = 0) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-def deal(cfg: RulesConfig, layouts: list[list[int]], stock: list[int]) -> GameState:
+def deal(cfg: TrashConfig, layouts: list[list[int]], stock: list[int]) -> TrashState:
     """A new game dealt from a stacked deck (R3), forced moves played (R13)."""
     state = new_game(cfg, rng(), stacked_deck(cfg, layouts, stock))
     play_forced(state, rng())
     return state
 
 
-def advance(state: GameState, *actions: int) -> None:
+def advance(state: TrashState, *actions: int) -> None:
     """Apply ``actions`` (each must be legal), playing the forced moves after each (R13)."""
     for action in actions:
         apply_action(state, action, rng())
         play_forced(state, rng())
 
 
-def view_of(state: GameState) -> SeatView:
-    return SeatView(state, state.current, Observer(state.config))
+def view_of(state: TrashState) -> SeatView:
+    return SeatView(state, state.current, TrashObserver(state.config))
 
 
-def choice(agent: Agent, state: GameState, seed: int = 0) -> int:
+def choice(agent: Agent, state: TrashState, seed: int = 0) -> int:
     return agent.act(view_of(state), rng(seed))
 
 
@@ -100,10 +100,10 @@ class Checked(Agent):
         return action
 
 
-def decision_points(cfg: RulesConfig, policy: Agent, games: int, seed: int) -> Iterator[GameState]:
+def decision_points(cfg: TrashConfig, policy: Agent, games: int, seed: int) -> Iterator[TrashState]:
     """Every state where a seat has a real choice (R13) in ``games`` games of ``policy``
     against itself, each yielded before ``policy``'s action is applied."""
-    observer = Observer(cfg)
+    observer = TrashObserver(cfg)
     for game in range(games):
         game_rng, agent_rng = rng([seed, game]), rng([seed, game, 1])
         state = new_game(cfg, game_rng)
@@ -115,7 +115,7 @@ def decision_points(cfg: RulesConfig, policy: Agent, games: int, seed: int) -> I
             play_forced(state, game_rng)
 
 
-def permute_hidden(state: GameState, seed: int) -> GameState:
+def permute_hidden(state: TrashState, seed: int) -> TrashState:
     """A copy of ``state`` that differs only in what nobody sees (R2, R15): the cards
     under face-down slots are dealt again at random, together with the stock while
     no reshuffle has shown its content; after a reshuffle (R7) the stock's known
@@ -240,7 +240,7 @@ def test_greedy_puts_a_wild_on_the_lowest_face_down_slot_and_counter_breaks_ties
     assert choice(CountingAgent(), state) == slot(9)
 
 
-def counter_position() -> GameState:
+def counter_position() -> TrashState:
     """Seat 0 draws a dead Queen. Seat 1 draws a 7, which turns up the 7 in its slot
     6, and discards that 7. Seat 0 passes on the playable 7 and draws an Ace, which
     turns up a 2, which turns up a King (wild) with slots 2..9 face down. Two 7s
@@ -350,7 +350,7 @@ def test_public_state_hides_every_hidden_card() -> None:
     """R2, R15: at every choice of a few games the view's public state has every
     ``down`` entry and every stock card replaced by HIDDEN and no deal order, and
     keeps every public field of the real state, which it leaves untouched."""
-    public_fields = [name for name in GameState.__slots__ if name not in ("down", "stock", "deck")]
+    public_fields = [name for name in TrashState.__slots__ if name not in ("down", "stock", "deck")]
     seen = 0
     for cfg in INVARIANCE_CONFIGS:
         for state in decision_points(cfg, RandomAgent(), games=3, seed=5):
@@ -385,7 +385,7 @@ def test_agents_choices_do_not_depend_on_hidden_cards() -> None:
     peeker_fooled = 0
     reshuffled = 0
     for cfg in INVARIANCE_CONFIGS:
-        observer = Observer(cfg)
+        observer = TrashObserver(cfg)
         for number, state in enumerate(decision_points(cfg, RandomAgent(), games=2, seed=9)):
             other = permute_hidden(state, seed=number)
             assert other.hidden_cards() != state.hidden_cards()
@@ -478,7 +478,7 @@ def test_search_agent_budget_must_be_a_positive_integer(value: object) -> None:
 # The search agent
 
 
-def deviations(search: Agent, policy: Agent, configs: tuple[RulesConfig, ...], games: int) -> tuple[int, int]:
+def deviations(search: Agent, policy: Agent, configs: tuple[TrashConfig, ...], games: int) -> tuple[int, int]:
     """(choices where ``search`` differs from ``policy``, choices seen) over the choices
     of ``games`` games per config of ``policy`` against itself."""
     differ = seen = 0

@@ -118,13 +118,13 @@ def test_without_its_rules_only_the_game_and_the_observation_size_are_checked(tm
 
 
 def test_a_seat_view_is_answered_as_its_row() -> None:
-    from trash_env.trash.observation import Observer
+    from trash_env.trash.observation import TrashObserver
     from trash_env.trash.rules import new_game
 
     rng = np.random.default_rng(0)
     agent = random_agent(4)
     state = new_game(TRASH_2P, rng)
-    view = SeatView(state, state.current, Observer(TRASH_2P))
+    view = SeatView(state, state.current, TrashObserver(TRASH_2P))
     expected = agent.act_batch(view.observation[None], view.action_mask[None], [rng])[0]
     assert agent.act(view, rng) == expected and expected in view.legal_actions
 

@@ -17,7 +17,7 @@ import trash_env
 from trash_env import help_your_neighbor_v0
 from trash_env.trash import rules as core
 from trash_env.trash.config import make_config
-from trash_env.trash.observation import GlobalState
+from trash_env.trash.observation import TrashGlobalState
 
 # The module (pettingzoo.test exports a function of the same name).
 state_test = importlib.import_module("pettingzoo.test.state_test")
@@ -60,7 +60,7 @@ def test_trash_state_holds_the_hidden_cards() -> None:
     second = core.clone(first)
     second.down[0][0], second.down[1][0] = first.down[1][0], first.down[0][0]
     if first.down[0][0] != first.down[1][0]:
-        observer, encoder = env.observer.__class__(config), GlobalState(config)
+        observer, encoder = env.observer.__class__(config), TrashGlobalState(config)
         for seat in range(2):
             np.testing.assert_array_equal(observer.encode(first, seat), observer.encode(second, seat))
         assert not np.array_equal(encoder.encode(first), encoder.encode(second))
@@ -84,7 +84,7 @@ def test_docstring_state_size_matches_the_encoder() -> None:
 
     doc = trash_env.trash.env.__doc__
     formulas = re.findall(r"(\d+) \+ (\d+) n floats", doc)
-    assert formulas and re.search(r"\((\d+) for two players\)", doc)[1] == str(GlobalState(make_config()).size)
+    assert formulas and re.search(r"\((\d+) for two players\)", doc)[1] == str(TrashGlobalState(make_config()).size)
     for a, b in formulas:
         for n in range(2, 9):
-            assert int(a) + int(b) * n == GlobalState(make_config(num_players=n)).size
+            assert int(a) + int(b) * n == TrashGlobalState(make_config(num_players=n)).size

@@ -42,7 +42,7 @@ LAYOUTS = [[2, 3, 4, 5, 6, 7, 8, 9, 10, Q], [Q, Q, Q, A, A, A, 5, 5, 5, 6]]
 STOCK = [A, K]
 
 
-def trash_positions(preset: str, match: bool = False) -> dict[str, core.GameState]:
+def trash_positions(preset: str, match: bool = False) -> dict[str, core.TrashState]:
     """Named positions of a stacked two-player game, in the order they arise."""
     config = make_config(preset, num_players=2, match=match)
     rng = np.random.default_rng(0)

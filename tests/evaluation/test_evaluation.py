@@ -24,7 +24,7 @@ from agents.evaluation.duplicate import play_deals, round_robin, run_tournament
 from agents.evaluation.games import GameResult, games_per_deal
 from agents.evaluation.stats import Interval, agent_summaries, fit_ratings, pair_summaries, seat_breakdown, summarize
 from trash_env.neighbor.rules import NeighborConfig
-from trash_env.trash.config import RulesConfig, make_config
+from trash_env.trash.config import TrashConfig, make_config
 
 ROOT = Path(__file__).resolve().parents[2]
 T_975_4 = 2.7764451051977987  # Student t, 97.5% quantile, 4 degrees of freedom
@@ -77,7 +77,7 @@ def test_duplicate_deals_give_narrower_intervals_than_independent_deals(seed: in
     ],
     ids=["2p-three-agents", "3p-hands", "3p-matches"],
 )
-def test_one_worker_and_two_give_the_same_games(cfg: RulesConfig, specs: list[str], deals: int) -> None:
+def test_one_worker_and_two_give_the_same_games(cfg: TrashConfig, specs: list[str], deals: int) -> None:
     """Every random number comes from the seed, the deal and the seats, so a tournament on one
     process and on two gives the same list of games, field by field; another seed gives other
     games (so the comparison can fail). A 3-player deal is played 6 times (both alternations of

@@ -6,10 +6,10 @@ import numpy as np
 
 from trash_env.trash import batched
 from trash_env.trash import rules as core
-from trash_env.trash.observation import Observer
+from trash_env.trash.observation import TrashObserver
 
 
-def assert_same_state(state: core.GameState, batch: batched.TrashBatch, b: int) -> None:
+def assert_same_state(state: core.TrashState, batch: batched.TrashBatch, b: int) -> None:
     """Every field of the core's state equals the batch's game ``b``."""
     g = batch.arrays
     s = g.s[b]
@@ -50,7 +50,7 @@ def play_both(config, batch_size: int, seed: int, steps_cap: int = 100_000) -> d
         state = core.new_game(config, rngs[b])
         core.play_forced(state, rngs[b])
         states.append(state)
-    observer = Observer(config)
+    observer = TrashObserver(config)
     chooser = np.random.default_rng([seed, 99])
     decisions = 0
     for _ in range(steps_cap):

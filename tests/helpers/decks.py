@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from trash_env.trash.config import RulesConfig
+from trash_env.trash.config import TrashConfig
 from trash_env.trash.rules import full_deck
 
 
 def stacked_deck(
-    config: RulesConfig,
+    config: TrashConfig,
     layouts: Sequence[Sequence[int]],
     stock: Sequence[int] = (),
     first: int = 0,

@@ -13,9 +13,9 @@ from agents.commands import play
 from agents.commands import table as play_table
 from trash_env.neighbor import rules as neighbor
 from trash_env.trash import rules as core
-from trash_env.trash.config import RulesConfig
-from trash_env.trash.observation import Observer
-from trash_env.trash.rules import FACE_DOWN, OVER, GameState
+from trash_env.trash.config import TrashConfig
+from trash_env.trash.observation import TrashObserver
+from trash_env.trash.rules import FACE_DOWN, OVER, TrashState
 
 ALL = 10**6  # autoplay to the end of the game
 
@@ -124,14 +124,14 @@ def lines_in_order(text: str, expected: Sequence[str]) -> None:
         position = lines.index(line, position) + 1
 
 
-def choices(config: RulesConfig, deck: list[int], seed: int, human: int, count: int) -> list[GameState]:
+def choices(config: TrashConfig, deck: list[int], seed: int, human: int, count: int) -> list[TrashState]:
     """Copies of the state at the human's first ``count`` real choices (fewer if the game
     ends first), replayed on the core
     with greedy opponents, the generators ``agents.commands.play`` uses, and the human always taking
     the lowest legal action (as ``Script`` does)."""
     rng = play_table.game_rng(seed)
     agent_rngs = [play_table.agent_rng(seed, seat) for seat in range(config.num_players)]
-    observer = Observer(config)
+    observer = TrashObserver(config)
     state = core.new_game(config, rng, deck)
     found = []
     while len(found) < count:
@@ -148,7 +148,7 @@ def choices(config: RulesConfig, deck: list[int], seed: int, human: int, count: 
     return found
 
 
-def hidden_positions(state: GameState, deck: list[int]) -> list[int]:
+def hidden_positions(state: TrashState, deck: list[int]) -> list[int]:
     """Deck positions (R3) of the cards nobody has seen: face-down slots and the stock."""
     n = state.num_players
     positions = []
@@ -163,7 +163,7 @@ def hidden_positions(state: GameState, deck: list[int]) -> list[int]:
     return positions + list(range(rest, len(deck)))
 
 
-def unseen_moved(state: GameState, deck: list[int]) -> list[int]:
+def unseen_moved(state: TrashState, deck: list[int]) -> list[int]:
     """``deck`` with the cards unseen at ``state`` rearranged so that every unseen place (R2: the
     face-down slots and the stock) holds another rank: sorted by rank, shifted by half."""
     hidden = hidden_positions(state, deck)

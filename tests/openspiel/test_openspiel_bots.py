@@ -34,7 +34,7 @@ from trash_env.neighbor.observation import NeighborObserver  # noqa: E402
 from trash_env.trash import rules as core  # noqa: E402
 from trash_env.trash.belief import sample_hidden_state  # noqa: E402
 from trash_env.trash.config import make_config  # noqa: E402
-from trash_env.trash.observation import Observer  # noqa: E402
+from trash_env.trash.observation import TrashObserver  # noqa: E402
 
 NEIGHBOR_2P = neighbor.make_config(num_players=2)
 
@@ -43,7 +43,7 @@ def reduced(preset: str = "micro"):
     return pyspiel.load_game(osp.TRASH_NAME, {"preset": preset})
 
 
-def trash_positions(count: int, seed: int = 0) -> list[core.GameState]:
+def trash_positions(count: int, seed: int = 0) -> list[core.TrashState]:
     """Tables of the standard two-player Trash at real choices (R13), from random play."""
     config, rng = make_config(), np.random.default_rng(seed)
     found = []
@@ -90,7 +90,7 @@ def test_openspiel_mcts_decides_for_any_player_count() -> None:
 
 def test_a_seeded_bot_decides_the_same_twice() -> None:
     table = trash_positions(1, seed=5)[0]
-    view = SeatView(table, table.current, Observer(table.config))
+    view = SeatView(table, table.current, TrashObserver(table.config))
     bot = OpenSpielISMCTS(simulations=8)
     assert bot.act(view, np.random.default_rng(1)) == bot.act(view, np.random.default_rng(1))
 
@@ -139,17 +139,17 @@ def test_openspiel_ismcts_beats_random_at_trash() -> None:
 # ISMCTS does not peek
 
 
-def permuted(table: core.GameState, seed: int) -> core.GameState:
+def permuted(table: core.TrashState, seed: int) -> core.TrashState:
     """The table with its hidden cards arranged otherwise, consistently with everything public."""
     other = sample_hidden_state(table, np.random.default_rng(seed))
-    assert Observer(table.config).encode(other, table.current).tolist() == (
-        Observer(table.config).encode(table, table.current).tolist()
+    assert TrashObserver(table.config).encode(other, table.current).tolist() == (
+        TrashObserver(table.config).encode(table, table.current).tolist()
     )
     return other
 
 
 def test_openspiel_ismcts_decides_the_same_whatever_the_hidden_cards() -> None:
-    observer = Observer(make_config())
+    observer = TrashObserver(make_config())
     bot = OpenSpielISMCTS(simulations=12)
     tables = trash_positions(12, seed=1)
     moved = 0

@@ -29,7 +29,7 @@ from trash_env.neighbor import rules as neighbor  # noqa: E402
 from trash_env.neighbor.observation import neighbor_pieces  # noqa: E402
 from trash_env.trash import rules as core  # noqa: E402
 from trash_env.trash.config import make_config  # noqa: E402
-from trash_env.trash.observation import Observer, observation_pieces  # noqa: E402
+from trash_env.trash.observation import TrashObserver, observation_pieces  # noqa: E402
 
 # --------------------------------------------------------------------------
 # Helpers
@@ -51,7 +51,7 @@ def draw_cards(state, cards) -> None:
         state.apply_action(int(card))
 
 
-def env_draws(state, table: core.GameState) -> list[int]:
+def env_draws(state, table: core.TrashState) -> list[int]:
     """The cards the env's core drew for the shuffle ``state`` waits on: the deck of the hand just
     dealt (R3, R9), or the reshuffled stock, its top (now the held card) first (R7)."""
     if state.chance_kind == osp.DEAL:
@@ -92,7 +92,7 @@ def test_python_trash_declares_an_imperfect_information_game_with_chance() -> No
     assert (game.min_utility(), game.max_utility(), game.utility_sum()) == (-1.0, 1.0, None)
     assert game.max_game_length() == 23 * config.max_turns
     assert game.max_chance_nodes_in_history() == 52 * (2 * config.max_turns + 1)
-    assert game.observation_tensor_shape() == game.information_state_tensor_shape() == [Observer(config).size]
+    assert game.observation_tensor_shape() == game.information_state_tensor_shape() == [TrashObserver(config).size]
     match = trash_game("eight_card", 3, match=True)
     assert match.num_players() == 3 and match.max_game_length() == 19 * 10_000  # R9: a match's turn limit
 
@@ -359,7 +359,7 @@ def test_trash_strings_show_the_public_table_and_the_public_history() -> None:
     game = trash_game()
     config = make_config()
     state = game.new_initial_state()
-    assert state.observation_tensor(0) == [0.0] * Observer(config).size  # nothing dealt yet
+    assert state.observation_tensor(0) == [0.0] * TrashObserver(config).size  # nothing dealt yet
     start(state, core.shuffled_deck(config, np.random.default_rng(1)))
     assert state.information_state_string(0) == ""
     state.apply_action(core.DRAW_STOCK)

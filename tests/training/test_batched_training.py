@@ -39,7 +39,7 @@ from trash_env.neighbor.rules import make_config as neighbor_config
 from trash_env.trash import batched
 from trash_env.trash import rules as core
 from trash_env.trash.config import make_config
-from trash_env.trash.observation import Observer
+from trash_env.trash.observation import TrashObserver
 from trash_env.trash.vec_env import TrashVecEnv
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,7 +67,7 @@ def lowest_legal(masks: np.ndarray) -> np.ndarray:
 
 def check_observations(env: TrashVecEnv, obs: np.ndarray) -> None:
     assert isinstance(obs, np.ndarray)
-    assert obs.shape == (env.num_envs, Observer(env.config).size) == (env.num_envs, *env.observation_space.shape)
+    assert obs.shape == (env.num_envs, TrashObserver(env.config).size) == (env.num_envs, *env.observation_space.shape)
     assert obs.dtype == np.float32
     assert obs.min() >= 0.0 and obs.max() <= 1.0
 
@@ -78,9 +78,9 @@ def checked_rollout(env: TrashVecEnv, steps: int, seed: int) -> dict[str, int]:
     move, R13), rewards only at ends (R10), ``infos`` of finished games (the final observation
     with the game over, ``TimeLimit.truncated``), the next game dealt at once; and, through the
     engine's state, that each observation is the learner's view of its game as the scalar
-    :class:`Observer` encodes it, with the core's legal actions. Returns counts."""
+    :class:`TrashObserver` encodes it, with the core's legal actions. Returns counts."""
     n, size = env.num_envs, env.observation_space.shape[0]
-    observer = Observer(env.config)
+    observer = TrashObserver(env.config)
     rng = np.random.default_rng(seed)
     obs = env.reset()
     check_observations(env, obs)
@@ -292,7 +292,7 @@ def test_fixed_learner_seat() -> None:
 class CheckedAsked(Agent):
     """A batch-deciding opponent for ``TrashVecEnv`` that checks, at every call, that it is asked only
     for seats that are not the learner's, on their turn, with that seat's view as the scalar
-    :class:`Observer` encodes it and the core's legal actions (R13); it plays the lowest legal
+    :class:`TrashObserver` encodes it and the core's legal actions (R13); it plays the lowest legal
     action and counts its decisions."""
 
     batchable = True
@@ -311,7 +311,7 @@ class CheckedAsked(Agent):
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray, rngs: Any) -> np.ndarray:
         env = self.env_ref[0]
-        observer = Observer(env.config)
+        observer = TrashObserver(env.config)
         (code,) = [code for code, agent in env._asked.items() if agent is self]
         rows = np.flatnonzero(
             (env.batch.policies[np.arange(env.num_envs), env.batch.seats] == code) & (env.batch.status > 0)

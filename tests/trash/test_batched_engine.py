@@ -28,7 +28,7 @@ from trash_env.trash import batched
 from trash_env.trash import rules as core
 from trash_env.trash.belief import public_view
 from trash_env.trash.config import PRESETS, make_config
-from trash_env.trash.observation import Observer
+from trash_env.trash.observation import TrashObserver
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENTS = {batched.GREEDY: GreedyAgent(), batched.COUNTER: CountingAgent()}
@@ -55,15 +55,15 @@ class RecordingRng:
         return self.rng.permutation(n)
 
 
-def assert_states_equal(expected: core.GameState, actual: core.GameState, where: str) -> None:
+def assert_states_equal(expected: core.TrashState, actual: core.TrashState, where: str) -> None:
     """Every field of the core's state (but the deck record, which ``game_state`` leaves empty)."""
-    for name in core.GameState.__slots__:
+    for name in core.TrashState.__slots__:
         if name == "deck":
             continue
         assert getattr(actual, name) == getattr(expected, name), f"{where}: {name}"
 
 
-def check_conservation(state: core.GameState, where: str) -> None:
+def check_conservation(state: core.TrashState, where: str) -> None:
     """R1: the table holds exactly the configured cards; R15: the hidden cards (face down or in
     the stock) are those counted as unaccounted or known to be in the stock."""
     counts = [0] * core.NUM_RANKS
@@ -136,7 +136,7 @@ def play_fast(config, batch_size: int, seed: int, steps: int) -> Counter:
     against the core and every step whose outcome the core can predict (no shuffle in between)."""
     batch = batched.TrashBatch(config, batch_size, seed=seed, parallel=False)
     obs, masks = batch.reset()
-    observer = Observer(config)
+    observer = TrashObserver(config)
     chooser = np.random.default_rng(seed)
     stats: Counter = Counter()
     for b in range(batch_size):
@@ -468,7 +468,7 @@ def test_single_agent_batch_asks_only_the_learner() -> None:
     config = make_config("standard", num_players=3)
     pool = ["random", "greedy", "counter"]
     batch = batched.TrashBatch(config, 64, seed=9, opponents=pool, parallel=False)
-    observer = Observer(config)
+    observer = TrashObserver(config)
     _, masks = batch.reset()
     chooser = np.random.default_rng(1)
     learners: Counter = Counter()
@@ -505,7 +505,7 @@ def test_single_agent_batch_against_the_core(preset: str, players: int, match: b
     config = make_config(preset, num_players=players, match=match, **({"layout_size": 3} if match else {}))
     learner = 1
     batch = batched.TrashBatch(config, 24, seed=4, opponents=["greedy", "counter"], learner_seat=learner)
-    observer = Observer(config)
+    observer = TrashObserver(config)
     obs, masks = batch.reset()
     chooser = np.random.default_rng(2)
     counts: Counter = Counter()
@@ -651,7 +651,7 @@ def test_exact_mode_needs_one_seed_per_game() -> None:
 def test_a_deck_beyond_the_engine_limit_is_refused_by_name() -> None:
     config = make_config("standard", num_players=2, num_decks=4)
     state = core.new_game(config, np.random.default_rng(0))  # R1: any number of decks; the core plays it
-    Observer(config).encode(state, 0)
+    TrashObserver(config).encode(state, 0)
     with pytest.raises(ValueError, match=r"num_decks|deck_size|cards"):
         batched.TrashBatch(config, 4)
 

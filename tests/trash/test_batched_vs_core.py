@@ -39,7 +39,7 @@ def test_differential_games_include_reshuffles_new_hands_and_truncation(monkeypa
     reshuffles = []
     draw_stock = core._draw_stock
 
-    def counting(state: core.GameState, rng: np.random.Generator) -> None:
+    def counting(state: core.TrashState, rng: np.random.Generator) -> None:
         reshuffles.append(not state.stock)
         draw_stock(state, rng)
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from trash_env.trash.config import PRESETS, RulesConfig, make_config
+from trash_env.trash.config import PRESETS, TrashConfig, make_config
 from trash_env.trash.rules import check_deck, full_deck, new_game
 
 STANDARD = {
@@ -165,11 +165,11 @@ def test_numpy_integers_become_plain_ints() -> None:
 
 def test_config_is_frozen_and_round_trips_through_a_dict() -> None:
     cfg = make_config("pagat", num_players=3, match=True)
-    assert RulesConfig.from_dict(cfg.to_dict()) == cfg
+    assert TrashConfig.from_dict(cfg.to_dict()) == cfg
     with pytest.raises(dataclasses.FrozenInstanceError):
         cfg.num_players = 4  # type: ignore[misc]
     with pytest.raises(ValueError, match=r"\bcolour\b"):
-        RulesConfig.from_dict({**cfg.to_dict(), "colour": "red"})
+        TrashConfig.from_dict({**cfg.to_dict(), "colour": "red"})
 
 
 # --------------------------------------------------------------------------
@@ -230,3 +230,23 @@ def test_a_jokers_deck_needs_its_jokers() -> None:
     deck = [1 if card == 0 else card for card in full_deck(cfg)]
     with pytest.raises(ValueError, match=re.escape("0 copies of Jk (rank 0); the configuration has 2")):
         check_deck(cfg, deck)
+
+
+def test_the_names_before_the_game_prefix_still_work_with_a_warning() -> None:
+    """Trash's classes carry the game's prefix as Help Your Neighbor's do (TrashConfig, TrashState,
+    TrashObserver, TrashGlobalState); the old names still give them, with a DeprecationWarning naming
+    the new one."""
+    import trash_env
+    from trash_env.trash import config, observation, rules
+
+    for module, old, new in (
+        (config, "RulesConfig", config.TrashConfig),
+        (trash_env, "RulesConfig", config.TrashConfig),
+        (rules, "GameState", rules.TrashState),
+        (observation, "Observer", observation.TrashObserver),
+        (observation, "GlobalState", observation.TrashGlobalState),
+    ):
+        with pytest.warns(DeprecationWarning, match=f"renamed {new.__name__}"):
+            assert getattr(module, old) is new
+    with pytest.raises(AttributeError):
+        config.NoSuchName  # noqa: B018

@@ -26,8 +26,8 @@ import trash_env
 from trash_env.records import replay
 from trash_env.trash import rules as core
 from trash_env.trash.belief import sample_hidden_state
-from trash_env.trash.config import PRESETS, RulesConfig, make_config
-from trash_env.trash.observation import Observer
+from trash_env.trash.config import PRESETS, TrashConfig, make_config
+from trash_env.trash.observation import TrashObserver
 from trash_env.trash.rules import (
     DISCARD,
     DRAW,
@@ -38,7 +38,7 @@ from trash_env.trash.rules import (
     NUM_RANKS,
     OVER,
     PLACE,
-    GameState,
+    TrashState,
 )
 
 NUM_GAMES = 10_000  # random games on the core, over every case of CASES
@@ -114,12 +114,12 @@ def _counts(cards: list[int]) -> list[int]:
     return counts
 
 
-def face_down_slots(state: GameState) -> list[tuple[int, int]]:
+def face_down_slots(state: TrashState) -> list[tuple[int, int]]:
     """(seat, slot) of every face-down slot, in seat order."""
     return [(seat, slot) for seat, up in enumerate(state.up) for slot, value in enumerate(up) if value == FACE_DOWN]
 
 
-def _places(state: GameState) -> tuple[list[int], list[int], list[int]]:
+def _places(state: TrashState) -> tuple[list[int], list[int], list[int]]:
     """Per-rank counts of the cards face down in layouts, visible (face up, held,
     discard pile) and in the stock, read from the state's card positions."""
     face_down, visible = [0] * NUM_RANKS, [0] * NUM_RANKS
@@ -136,7 +136,7 @@ def _places(state: GameState) -> tuple[list[int], list[int], list[int]]:
     return face_down, visible, [stock.count(rank) for rank in range(NUM_RANKS)]
 
 
-def conservation_errors(state: GameState, places: tuple[list[int], ...] | None = None) -> list[str]:
+def conservation_errors(state: TrashState, places: tuple[list[int], ...] | None = None) -> list[str]:
     """R1: the layouts, stock, discard pile and held card hold exactly the configured deck.
     ``places`` is ``_places(state)`` if already computed."""
     errors = []
@@ -153,7 +153,7 @@ def conservation_errors(state: GameState, places: tuple[list[int], ...] | None =
     return errors
 
 
-def layout_errors(state: GameState) -> list[str]:
+def layout_errors(state: TrashState) -> list[str]:
     """R2, R5, R6: a face-up slot holds its own rank or a wild card; ``face_down`` counts the rest."""
     errors = []
     for seat in range(state.num_players):
@@ -166,7 +166,7 @@ def layout_errors(state: GameState) -> list[str]:
     return errors
 
 
-def r15_errors(state: GameState, reshuffled: bool, places: tuple[list[int], ...] | None = None) -> list[str]:
+def r15_errors(state: TrashState, reshuffled: bool, places: tuple[list[int], ...] | None = None) -> list[str]:
     """R15 counts. ``reshuffled``: the stock of this hand was rebuilt from the discard
     pile (R7), so every card in it is known; before that none is."""
     errors = []
@@ -188,7 +188,7 @@ def r15_errors(state: GameState, reshuffled: bool, places: tuple[list[int], ...]
     return errors
 
 
-def legality_errors(state: GameState, legal: list[int]) -> list[str]:
+def legality_errors(state: TrashState, legal: list[int]) -> list[str]:
     """R13: until the end the acting seat has a legal action; ``forced_action`` agrees."""
     if state.phase == OVER:
         return [] if legal == [] else [f"legal actions {legal} after the end"]
@@ -205,7 +205,7 @@ def legality_errors(state: GameState, legal: list[int]) -> list[str]:
     return errors
 
 
-def reward_errors(state: GameState, first_completion_turn: int | None) -> list[str]:
+def reward_errors(state: TrashState, first_completion_turn: int | None) -> list[str]:
     """R10 (with R7, R8, R9): who is rewarded at the end, and how much."""
     config = state.config
     n = state.num_players
@@ -240,7 +240,7 @@ def reward_errors(state: GameState, first_completion_turn: int | None) -> list[s
     return errors
 
 
-def hand_snapshot(state: GameState) -> SimpleNamespace:
+def hand_snapshot(state: TrashState) -> SimpleNamespace:
     """What ``new_hand_errors`` needs of the state before an action (a full clone is slower)."""
     return SimpleNamespace(
         config=state.config,
@@ -254,7 +254,7 @@ def hand_snapshot(state: GameState) -> SimpleNamespace:
     )
 
 
-def new_hand_errors(before: SimpleNamespace, after: GameState) -> list[str]:
+def new_hand_errors(before: SimpleNamespace, after: TrashState) -> list[str]:
     """R9 and R3: after a hand of a match, its winners lose a slot and the next hand is dealt."""
     n = before.num_players
     errors = []
@@ -278,7 +278,7 @@ def new_hand_errors(before: SimpleNamespace, after: GameState) -> list[str]:
     return errors
 
 
-def reshuffle_errors(discard_before: list[int], after: GameState) -> list[str]:
+def reshuffle_errors(discard_before: list[int], after: TrashState) -> list[str]:
     """R7: drawing from an empty stock shuffles the discard pile except its top card into the stock."""
     if after.discard != discard_before[-1:]:
         return [f"after the reshuffle the discard pile is {after.discard}, was topped by {discard_before[-1:]}"]
@@ -323,7 +323,7 @@ class RandomPolicy:
         return legal[int(u * len(legal))]
 
 
-def play_random_game(config: RulesConfig, index: int, outcomes: Outcomes, where: str, check_every_step: bool) -> None:
+def play_random_game(config: TrashConfig, index: int, outcomes: Outcomes, where: str, check_every_step: bool) -> None:
     rng = np.random.default_rng((SEED, index))
     policy = RandomPolicy(np.random.default_rng((SEED, index, 1)))
     state = core.new_game(config, rng)
@@ -467,7 +467,7 @@ def test_match_hands_shrink_winners_and_pass_the_start(random_games: Outcomes) -
     _assert_none(random_games, "match")
 
 
-def _corrupt(state: GameState, how: str) -> GameState:
+def _corrupt(state: TrashState, how: str) -> TrashState:
     state = core.clone(state)
     if how == "drop a stock card":
         state.stock.pop()
@@ -493,7 +493,7 @@ def _corrupt(state: GameState, how: str) -> GameState:
     ],
     ids=["conservation-stock", "conservation-discard", "layout", "r15-unaccounted", "r15-stock"],
 )
-def test_the_invariant_checks_catch_a_corrupt_state(how: str, check: Callable[[GameState], list[str]]) -> None:
+def test_the_invariant_checks_catch_a_corrupt_state(how: str, check: Callable[[TrashState], list[str]]) -> None:
     """R1, R2, R15: the checks used above do fail on a state that breaks them."""
     config = make_config("standard", num_players=3)
     rng = np.random.default_rng(SEED)
@@ -511,14 +511,14 @@ def test_the_invariant_checks_catch_a_corrupt_state(how: str, check: Callable[[G
 # Mid-game states for the observation and belief tests
 
 
-def mid_game_states(count: int, seed: int, reshuffled_only: bool = False) -> list[GameState]:
+def mid_game_states(count: int, seed: int, reshuffled_only: bool = False) -> list[TrashState]:
     """Random mid-game states over every preset and player count, hands and matches.
 
     With ``reshuffled_only`` every state is taken after a reshuffle (R7) of its hand,
     from configurations with the fewest decks so reshuffles come early.
     """
     rng = np.random.default_rng(seed)
-    states: list[GameState] = []
+    states: list[TrashState] = []
     for attempt in range(100 * count):
         if len(states) == count:
             break
@@ -546,7 +546,7 @@ def mid_game_states(count: int, seed: int, reshuffled_only: bool = False) -> lis
     return states
 
 
-def permute_hidden(state: GameState, rng: np.random.Generator) -> GameState:
+def permute_hidden(state: TrashState, rng: np.random.Generator) -> TrashState:
     """The same public state with the hidden cards rearranged (R15): the stock reordered and
     the cards under face-down slots and in the unknown part of the stock redistributed. Cards
     a reshuffle put into the stock (``known_stock``) stay in the stock."""
@@ -569,10 +569,10 @@ def permute_hidden(state: GameState, rng: np.random.Generator) -> GameState:
     return new
 
 
-Encoder = Callable[[GameState, int], np.ndarray]
+Encoder = Callable[[TrashState, int], np.ndarray]
 
 
-def leaks(encode: Encoder, states: list[GameState], rng: np.random.Generator, permutations: int = 4) -> int:
+def leaks(encode: Encoder, states: list[TrashState], rng: np.random.Generator, permutations: int = 4) -> int:
     """How many (state, permutation) pairs change some seat's encoding or the legal actions."""
     changed = 0
     for state in states:
@@ -588,28 +588,28 @@ def leaks(encode: Encoder, states: list[GameState], rng: np.random.Generator, pe
 
 
 def _observer_encoder() -> Encoder:
-    observers: dict[RulesConfig, Observer] = {}
+    observers: dict[TrashConfig, TrashObserver] = {}
 
-    def encode(state: GameState, seat: int) -> np.ndarray:
+    def encode(state: TrashState, seat: int) -> np.ndarray:
         if state.config not in observers:
-            observers[state.config] = Observer(state.config)
+            observers[state.config] = TrashObserver(state.config)
         return observers[state.config].encode(state, seat)
 
     return encode
 
 
 @pytest.fixture(scope="module")
-def some_states() -> list[GameState]:
+def some_states() -> list[TrashState]:
     return mid_game_states(300, seed=SEED + 1)
 
 
 @pytest.fixture(scope="module")
-def reshuffled_states() -> list[GameState]:
+def reshuffled_states() -> list[TrashState]:
     return mid_game_states(100, seed=SEED + 2, reshuffled_only=True)
 
 
 def test_permuting_hidden_cards_changes_no_observation(
-    some_states: list[GameState], reshuffled_states: list[GameState]
+    some_states: list[TrashState], reshuffled_states: list[TrashState]
 ) -> None:
     """R15, R2: shuffling the stock and redistributing the cards under face-down slots among
     the face-down slots and the unknown stock (known-stock cards stay in the stock) leaves
@@ -623,16 +623,16 @@ def test_permuting_hidden_cards_changes_no_observation(
     assert leaks(_observer_encoder(), states, rng) == 0
 
 
-def test_the_leak_check_catches_a_leaky_observation(some_states: list[GameState]) -> None:
+def test_the_leak_check_catches_a_leaky_observation(some_states: list[TrashState]) -> None:
     """R15: the permutation check above would catch an observation that shows the top of
     the stock or the card under a face-down slot."""
     rng = np.random.default_rng(SEED + 4)
     encode = _observer_encoder()
 
-    def shows_stock_top(state: GameState, seat: int) -> np.ndarray:
+    def shows_stock_top(state: TrashState, seat: int) -> np.ndarray:
         return np.append(encode(state, seat), state.stock[-1] if state.stock else -1)
 
-    def shows_own_face_down(state: GameState, seat: int) -> np.ndarray:
+    def shows_own_face_down(state: TrashState, seat: int) -> np.ndarray:
         hidden = [d for d, u in zip(state.down[seat], state.up[seat]) if u == FACE_DOWN]
         return np.append(encode(state, seat), hidden)
 
@@ -641,7 +641,7 @@ def test_the_leak_check_catches_a_leaky_observation(some_states: list[GameState]
     assert leaks(shows_own_face_down, states, rng) >= len(states)
 
 
-def test_changing_a_public_card_changes_every_observation(some_states: list[GameState]) -> None:
+def test_changing_a_public_card_changes_every_observation(some_states: list[TrashState]) -> None:
     """R15, R2: a face-up card, the top discard and the held card are public, so changing
     one changes the observation of every seat (the check above is not blind)."""
     encode = _observer_encoder()
@@ -676,11 +676,11 @@ def test_changing_a_public_card_changes_every_observation(some_states: list[Game
 
 # ``down`` and the stock order are hidden; ``deck`` (the hand's deal order, kept for game
 # records) reveals the deal, so nothing public may depend on it and it is not compared.
-_PUBLIC_FIELDS = tuple(name for name in GameState.__slots__ if name not in ("down", "stock", "deck"))
+_PUBLIC_FIELDS = tuple(name for name in TrashState.__slots__ if name not in ("down", "stock", "deck"))
 
 
 def test_belief_sample_keeps_every_public_field(
-    some_states: list[GameState], reshuffled_states: list[GameState]
+    some_states: list[TrashState], reshuffled_states: list[TrashState]
 ) -> None:
     """R15, R2: a sampled hidden state differs from the real one only in hidden places: every
     other field, the face-up slots, the stock size, each seat's observation and the legal
@@ -701,7 +701,7 @@ def test_belief_sample_keeps_every_public_field(
             assert core.legal_actions(sample) == core.legal_actions(state)
 
 
-def test_belief_sample_conserves_cards(some_states: list[GameState], reshuffled_states: list[GameState]) -> None:
+def test_belief_sample_conserves_cards(some_states: list[TrashState], reshuffled_states: list[TrashState]) -> None:
     """R1, R15: a sampled state holds the same hidden cards (so the whole deck), and the R15
     counts still describe it."""
     rng = np.random.default_rng(SEED + 6)
@@ -712,7 +712,7 @@ def test_belief_sample_conserves_cards(some_states: list[GameState], reshuffled_
         assert r15_errors(sample, reshuffled=any(state.known_stock)) == []
 
 
-def test_belief_sample_keeps_known_stock_cards_in_the_stock(reshuffled_states: list[GameState]) -> None:
+def test_belief_sample_keeps_known_stock_cards_in_the_stock(reshuffled_states: list[TrashState]) -> None:
     """R7, R15: after a reshuffle every stock card is known, so a sample keeps the same stock
     cards (in a fresh order) and redistributes only the face-down cards among the face-down slots."""
     rng = np.random.default_rng(SEED + 7)
@@ -748,7 +748,7 @@ def _looks_uniform(observed: list[int], probabilities: list[float]) -> bool:
     return statistic <= df + 6 * (2 * df) ** 0.5
 
 
-def _positions(state: GameState) -> dict[str, Callable[[GameState], int]]:
+def _positions(state: TrashState) -> dict[str, Callable[[TrashState], int]]:
     slots = face_down_slots(state)
     (s0, i0), (s1, i1) = slots[0], slots[-1]
     return {
@@ -763,7 +763,7 @@ SAMPLES = 3_000
 
 
 def test_belief_sample_is_uniform_over_hidden_places(
-    some_states: list[GameState], reshuffled_states: list[GameState]
+    some_states: list[TrashState], reshuffled_states: list[TrashState]
 ) -> None:
     """R15: every arrangement consistent with the public state is equally likely, so the card
     under a face-down slot has each rank with probability unaccounted[rank] / all unaccounted,
@@ -874,7 +874,7 @@ def record() -> dict[str, Any]:
 
 def _illegal_action_at(record: dict[str, Any], index: int) -> int:
     """An action of R13 that is not legal where the record's action ``index`` stands."""
-    config = RulesConfig.from_dict(record["config"])
+    config = TrashConfig.from_dict(record["config"])
     rng = np.random.default_rng(record["seed"])
     state = core.new_game(config, rng)
     for action in record["actions"][:index]:

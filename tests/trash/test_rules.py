@@ -20,7 +20,7 @@ import pytest
 from helpers.decks import stacked_deck
 
 from trash_env.trash import rules as core
-from trash_env.trash.config import PRESETS, RulesConfig, make_config
+from trash_env.trash.config import PRESETS, TrashConfig, make_config
 from trash_env.trash.rules import (
     DISCARD,
     DRAW,
@@ -32,7 +32,7 @@ from trash_env.trash.rules import (
     PLACE,
     PLACE_SLOT_0,
     TAKE_DISCARD,
-    GameState,
+    TrashState,
     apply_action,
     clone,
     forced_action,
@@ -68,17 +68,17 @@ def chain_layout(size: int, last: int) -> list[int]:
 
 
 def deal(
-    cfg: RulesConfig,
+    cfg: TrashConfig,
     layouts: list[list[int]],
     stock: list[int] | tuple[int, ...] = (),
     first: int = 0,
     sizes: list[int] | None = None,
-) -> GameState:
+) -> TrashState:
     """A new game dealt from a stacked deck (R3)."""
     return new_game(cfg, rng(), stacked_deck(cfg, layouts, stock, first, sizes))
 
 
-def hand_deck(cfg: RulesConfig, winner: int, first: int = 0, sizes: list[int] | None = None) -> list[int]:
+def hand_deck(cfg: TrashConfig, winner: int, first: int = 0, sizes: list[int] | None = None) -> list[int]:
     """A deck for one hand in which ``winner`` completes on their first turn (an Ace
     drawn into ``chain_layout``) and every other turn draws a dead Queen; every move
     of the hand is forced (R13). Other seats hold ``chain_layout(size, JACK)``."""
@@ -89,18 +89,18 @@ def hand_deck(cfg: RulesConfig, winner: int, first: int = 0, sizes: list[int] | 
     return stacked_deck(cfg, layouts, stock, first, sizes)
 
 
-def random_deck(cfg: RulesConfig, seed: int) -> list[int]:
+def random_deck(cfg: TrashConfig, seed: int) -> list[int]:
     """A shuffled deck order, built here so tests never depend on the core's shuffle."""
     return np.random.default_rng(seed).permutation(core.full_deck(cfg)).tolist()
 
 
-def move(state: GameState, legal: list[int], action: int) -> None:
+def move(state: TrashState, legal: list[int], action: int) -> None:
     """Check the legal actions (R13) of the seat to act, then apply ``action``."""
     assert legal_actions(state) == legal
     apply_action(state, action, rng())
 
 
-def play_forced_until(state: GameState, done: Callable[[GameState], bool]) -> None:
+def play_forced_until(state: TrashState, done: Callable[[TrashState], bool]) -> None:
     """Apply forced moves (R13) until ``done(state)``; a real choice on the way fails."""
     while not done(state):
         action = forced_action(state)
@@ -108,17 +108,17 @@ def play_forced_until(state: GameState, done: Callable[[GameState], bool]) -> No
         apply_action(state, action, rng())
 
 
-def finish_turn(state: GameState) -> None:
+def finish_turn(state: TrashState) -> None:
     turn = state.turn
     play_forced_until(state, lambda s: s.turn != turn or s.over)
 
 
-def finish_hand(state: GameState) -> None:
+def finish_hand(state: TrashState) -> None:
     hand = state.hand
     play_forced_until(state, lambda s: s.hand != hand or s.over)
 
 
-def assert_turn_passed_to(state: GameState, seat: int, discard_top: int) -> None:
+def assert_turn_passed_to(state: TrashState, seat: int, discard_top: int) -> None:
     """R4.3: the held card is on the discard pile and ``seat`` is to draw."""
     assert (state.phase, state.current, state.held) == (DRAW, seat, NO_CARD)
     assert state.discard[-1] == discard_top
@@ -292,7 +292,7 @@ def test_completion_discards_the_held_card_at_once() -> None:
         pytest.param(make_config("jokers"), [JOKER, KING], [JACK, QUEEN], id="jokers"),
     ],
 )
-def test_wild_ranks_and_dead_ranks(cfg: RulesConfig, wilds: list[int], dead: list[int]) -> None:
+def test_wild_ranks_and_dead_ranks(cfg: TrashConfig, wilds: list[int], dead: list[int]) -> None:
     """R6 (with R4 playable, R5): seat 0 draws each dead rank (only discarding is
     legal, and seat 1 may not take it) and each wild rank (any face-down slot, or
     discard; seat 1 may take it), then places a wild card in slot 5."""
@@ -405,7 +405,7 @@ def test_reshuffle_keeps_top_discard_and_counts_known_stock() -> None:
         finish_turn(state)
 
 
-def exhaust(state: GameState) -> None:
+def exhaust(state: TrashState) -> None:
     """Edit ``state`` (at the start of a turn) so that the stock is empty and the
     discard pile holds one card, its old stock top: a position R1 makes unreachable.
     The rest of the stock simply vanishes."""
@@ -477,7 +477,7 @@ def test_completion_on_the_last_allowed_turn(preset: str, winners: list[int], re
 # R8: end of a hand
 
 
-def two_winner_deck(cfg: RulesConfig) -> list[int]:
+def two_winner_deck(cfg: TrashConfig) -> list[int]:
     """3 players: seat 0 draws a Queen, seat 1 completes with an Ace, seat 2 draws a
     Queen, seat 0 completes with an Ace (R5 chains, every move forced)."""
     layouts = [chain_layout(10, JACK), chain_layout(10, QUEEN), chain_layout(10, KING)]
@@ -640,7 +640,7 @@ def test_play_forced_plays_a_hand_without_choices() -> None:
     assert core.play_forced(state, rng()) == 0
 
 
-def illegal_action_cases() -> list[tuple[str, GameState, list[int]]]:
+def illegal_action_cases() -> list[tuple[str, TrashState, list[int]]]:
     """States of every phase with actions R13 does not allow in them."""
     cfg = make_config()
     start = deal(cfg, [[KING, 3, 4, 5, 6, 7, 8, 9, 10, 2], chain_layout(10, JACK)], stock=[ACE])

@@ -35,14 +35,14 @@ def slot(i: int) -> int:
     return PLACE_SLOT_0 + i
 
 
-def dealt(rule: str, layout_size: int = 10) -> core.GameState:
+def dealt(rule: str, layout_size: int = 10) -> core.TrashState:
     """Seat 0 to draw in a fresh 2-player standard hand (R3), with ``discard_draw=rule``."""
     config = make_config(discard_draw=rule, layout_size=layout_size)
     layouts = [layout[:layout_size] for layout in LAYOUTS]
     return core.new_game(config, np.random.default_rng(0), stacked_deck(config, layouts, [QUEEN]))
 
 
-def fill(state: core.GameState, seat: int, slot_index: int, card: int) -> None:
+def fill(state: core.TrashState, seat: int, slot_index: int, card: int) -> None:
     """Edit the state: ``seat``'s slot holds ``card`` face up (its rank, or a wild)."""
     assert state.up[seat][slot_index] == FACE_DOWN
     state.up[seat][slot_index] = card

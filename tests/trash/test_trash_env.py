@@ -22,7 +22,7 @@ import trash_env
 from trash_env.trash import env as trash
 from trash_env.trash import rules as core
 from trash_env.trash.config import PRESETS, make_config
-from trash_env.trash.observation import Observer, observation_pieces
+from trash_env.trash.observation import TrashObserver, observation_pieces
 from trash_env.trash.text import render_table
 
 # --------------------------------------------------------------------------
@@ -39,7 +39,7 @@ def is_done(env, agent: str) -> bool:
     return env.terminations[agent] or env.truncations[agent]
 
 
-def legal_mask(state: core.GameState) -> np.ndarray:
+def legal_mask(state: core.TrashState) -> np.ndarray:
     mask = np.zeros(core.NUM_ACTIONS, dtype=np.int8)
     mask[core.legal_actions(state)] = 1
     return mask
@@ -535,11 +535,11 @@ def documented_pieces(num_players: int) -> list[tuple[str, int, int]]:
 
 def test_docstring_offsets_for_two_players_match_observer():
     """R15: the docstring's "for 2 players the pieces start at ..." offsets and vector size are
-    those of ``Observer`` (parsed from the docstring, so the docs cannot drift)."""
+    those of ``TrashObserver`` (parsed from the docstring, so the docs cannot drift)."""
     m = re.search(r"For 2 players the pieces start at ([\d,\s]+?) and\s+the vector has (\d+) entries", DOC)
     assert m, "the docstring no longer states the 2-player offsets"
     starts = [int(x) for x in m[1].split(",")]
-    observer = Observer(make_config(num_players=2))
+    observer = TrashObserver(make_config(num_players=2))
     assert starts == list(observer.offsets.values())
     assert int(m[2]) == observer.size
 
@@ -547,8 +547,8 @@ def test_docstring_offsets_for_two_players_match_observer():
 @pytest.mark.parametrize("num_players", range(2, 9))
 def test_docstring_index_table_matches_observer(num_players):
     """R15: every row of the docstring's index table (piece name, start, length, in order)
-    agrees with ``Observer`` for 2..8 players."""
-    observer = Observer(make_config(num_players=num_players))
+    agrees with ``TrashObserver`` for 2..8 players."""
+    observer = TrashObserver(make_config(num_players=num_players))
     actual = [(name, observer.offsets[name], int(np.prod(observer.shapes[name]))) for name, _, _ in observer.pieces]
     assert documented_pieces(num_players) == actual
     _, last_start, last_length = actual[-1]
@@ -557,12 +557,12 @@ def test_docstring_index_table_matches_observer(num_players):
 
 def test_docstring_size_formula_matches_observer():
     """R15: the size formula of the docstring ("62 + 44 n", in the header table and in the
-    Observation Space section, and its 2-player value) is ``Observer.size`` for 2..8 players."""
+    Observation Space section, and its 2-player value) is ``TrashObserver.size`` for 2..8 players."""
     formulas = re.findall(r"\((\d+) \+ (\d+) n,\)", DOC)
     assert len(formulas) >= 2, "the docstring no longer states the size formula"
     example = re.search(r"\((\d+) for 2 players\)", DOC)
     assert example
-    sizes = {n: Observer(make_config(num_players=n)).size for n in range(2, 9)}
+    sizes = {n: TrashObserver(make_config(num_players=n)).size for n in range(2, 9)}
     for a, b in formulas:
         assert {n: int(a) + int(b) * n for n in sizes} == sizes
     assert int(example[1]) == sizes[2]
@@ -580,7 +580,7 @@ OBSERVATION_CASES = [
 @pytest.mark.parametrize(("preset", "kwargs"), OBSERVATION_CASES, ids=str)
 def test_every_observation_lies_in_the_observation_space(preset, kwargs):
     """R15: every agent's observation, at every step and at the end, lies in its observation
-    space: a float32 vector in [0, 1] of ``Observer.size`` entries and an int8 mask of 13."""
+    space: a float32 vector in [0, 1] of ``TrashObserver.size`` entries and an int8 mask of 13."""
     checked = 0
 
     def check_all(env, agent, obs):
@@ -628,7 +628,7 @@ def test_action_mask_is_the_legal_actions_of_the_agent_to_act(preset, kwargs):
 
 
 def test_describe_names_every_piece():
-    """R15: ``Observer.describe()`` gives one line per named piece, naming each, and
+    """R15: ``TrashObserver.describe()`` gives one line per named piece, naming each, and
     ``view()`` splits the vector into pieces of the documented shapes."""
     for num_players in (2, 5):
         env = trash_env.env(num_players=num_players, match=True)
@@ -900,7 +900,7 @@ def test_discard_playable_says_whether_the_top_discard_fits_the_observers_layout
     state = core.new_game(cfg, np.random.default_rng(0), stacked_deck(cfg, layouts, [12, 1]))
     core.apply_action(state, core.DRAW_STOCK, np.random.default_rng(0))  # seat 0 draws the Queen
     core.apply_action(state, core.DISCARD, np.random.default_rng(0))  # a dead card on the pile
-    observer = Observer(cfg)
+    observer = TrashObserver(cfg)
     for seat in range(2):
         assert observer.view(observer.encode(state, seat))["discard_playable"][0] == 0
     state.discard[-1] = 7  # a Seven: both layouts have the Seven slot face down

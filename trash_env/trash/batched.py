@@ -8,7 +8,7 @@ The rules are those of :mod:`trash_env.trash.rules` (R1-R10, R13), written again
 Numba-compiled loops over one int16 row per game, so that a
 whole batch advances in one call: apply each game's action, play forced moves
 (R13), let in-engine opponents move, reset finished games, and write every
-game's observation (the layout of ``trash_v0``, :class:`trash_env.trash.observation.Observer`)
+game's observation (the layout of ``trash_v0``, :class:`trash_env.trash.observation.TrashObserver`)
 and action mask. ``tests/trash/test_batched_vs_core.py`` and ``tests/trash/test_batched_engine.py``
 play the same decks and choices through this engine and the core and compare
 acting seats, masks, observations, rewards and ends, for every preset, 2-8
@@ -60,8 +60,8 @@ from trash_env.engine_host import (  # the codes and stream cells of every engin
 )
 from trash_env.jit import HAVE_NUMBA, kernel_call, njit, prange  # noqa: F401 (HAVE_NUMBA: the engine's own)
 from trash_env.trash import rules as core
-from trash_env.trash.config import MAX_LAYOUT, RulesConfig
-from trash_env.trash.observation import Observer
+from trash_env.trash.config import MAX_LAYOUT, TrashConfig
+from trash_env.trash.observation import TrashObserver
 
 # The state of a game is one row of an int16 array (``TrashBatch.state``, [B, WIDTH]): the
 # scalar fields first, then fixed-size blocks sized for the largest configuration (8 seats,
@@ -116,7 +116,7 @@ GREEDY, COUNTER = 1, 2
 POLICY_CODES = {"random": RANDOM, "greedy": GREEDY, "counter": COUNTER}
 
 
-def make_rules(config: RulesConfig, exact: bool) -> np.ndarray:
+def make_rules(config: TrashConfig, exact: bool) -> np.ndarray:
     """The configuration as the int64 array the compiled code reads."""
     rules = np.zeros(RULES_WIDTH, np.int64)
     rules[KP] = config.num_players
@@ -152,7 +152,7 @@ class GameArrays(NamedTuple):
     perm: np.ndarray
 
 
-def field_views(state: np.ndarray, config: RulesConfig) -> GameArrays:
+def field_views(state: np.ndarray, config: TrashConfig) -> GameArrays:
     p, d, b = config.num_players, config.deck_size, state.shape[0]
     blocks = state[:, UP:DOWN].reshape(b, MAX_SEATS, MAX_LAYOUT), state[:, DOWN:FD].reshape(b, MAX_SEATS, MAX_LAYOUT)
     return GameArrays(
@@ -612,7 +612,7 @@ def _returns(g: np.ndarray, r: np.ndarray, b: int, out: np.ndarray) -> None:
 
 @njit(cache=True)
 def _encode(g: np.ndarray, r: np.ndarray, scale: np.ndarray, b: int, seat: int, out: np.ndarray) -> None:
-    """Observer.encode (R15) of ``seat`` into ``out`` (the layout of trash_v0)."""
+    """TrashObserver.encode (R15) of ``seat`` into ``out`` (the layout of trash_v0)."""
     n_players = r[KP]
     for i in range(out.shape[0]):
         out[i] = 0.0
@@ -848,7 +848,7 @@ class TrashBatch(BatchHost):
     """
 
     title = TITLE
-    config_type = RulesConfig
+    config_type = TrashConfig
     POLICY_CODES = POLICY_CODES
     num_actions = NUM_ACTIONS
     row_width = WIDTH
@@ -856,7 +856,7 @@ class TrashBatch(BatchHost):
 
     def __init__(
         self,
-        config: RulesConfig,
+        config: TrashConfig,
         batch_size: int,
         seed: int | None = None,
         exact: bool = False,
@@ -865,12 +865,12 @@ class TrashBatch(BatchHost):
         learner_seat: int | None = None,
         parallel: bool | None = None,
     ) -> None:
-        if isinstance(config, RulesConfig) and config.deck_size > MAX_DECK:
+        if isinstance(config, TrashConfig) and config.deck_size > MAX_DECK:
             raise ValueError(
                 f"num_decks={config.num_decks}: the batched engine holds up to {MAX_DECK} cards "
                 "(three decks with Jokers)"
             )
-        observer = Observer(config) if isinstance(config, RulesConfig) else None
+        observer = TrashObserver(config) if isinstance(config, TrashConfig) else None
         super().__init__(config, batch_size, seed, exact, policies, opponents, learner_seat, parallel, observer)
         self.rules = make_rules(config, exact=exact)
         self.arrays = field_views(self.state, config)
@@ -905,12 +905,12 @@ class TrashBatch(BatchHost):
             g[b, PERM : PERM + n] = order
         g[b, PERMN] = n
 
-    def game_state(self, b: int) -> core.GameState:
-        """Game ``b`` as a :class:`~trash_env.trash.rules.GameState` of the core (to render it with
+    def game_state(self, b: int) -> core.TrashState:
+        """Game ``b`` as a :class:`~trash_env.trash.rules.TrashState` of the core (to render it with
         ``trash_env.trash.text.render_table``, or to check it against the core)."""
         v, config = self.arrays, self.config
         s = v.s[b]
-        state = core.GameState()
+        state = core.TrashState()
         state.config = config
         state.num_players = config.num_players
         state.is_wild = config.is_wild

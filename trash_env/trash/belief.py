@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from trash_env.trash.rules import FACE_DOWN, GameState, clone
+from trash_env.trash.rules import FACE_DOWN, TrashState, clone
 
 HIDDEN = -2  # a card nobody may see, in a public view
 
 
-def sample_hidden_state(state: GameState, rng: np.random.Generator) -> GameState:
+def sample_hidden_state(state: TrashState, rng: np.random.Generator) -> TrashState:
     """A copy of ``state`` whose hidden cards (face-down slots and stock order) are
     redrawn uniformly among the arrangements consistent with the public state.
 
@@ -47,7 +47,7 @@ def sample_hidden_state(state: GameState, rng: np.random.Generator) -> GameState
     return new
 
 
-def public_view(state: GameState) -> GameState:
+def public_view(state: TrashState) -> TrashState:
     """A copy of ``state`` with everything hidden scrubbed (R2, R15): the cards under
     face-down slots, the order and content of the stock and the deal order are
     replaced by ``HIDDEN``. Public fields (counts, face-up cards, piles) are intact,

@@ -1,6 +1,6 @@
 """Rules configuration: the fields of RULES.md, the presets of R11 and their checks.
 
-A :class:`RulesConfig` is an immutable value. Build one from a preset with
+A :class:`TrashConfig` is an immutable value. Build one from a preset with
 overrides on top (``make_config("pagat", num_players=4)``); every invalid
 configuration raises a ``ValueError`` that names the offending field (R1).
 """
@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from trash_env.kernel import check_int, known_fields
+from trash_env.kernel import check_int, known_fields, renamed
 
 WILD_CHOICES = ("K", "J", None)
 DISCARD_DRAW_CHOICES = ("playable", "any", "never")
@@ -30,7 +30,7 @@ def default_num_decks(num_players: int) -> int:
 
 
 @dataclass(frozen=True)
-class RulesConfig:
+class TrashConfig:
     """Every rule choice of RULES.md as one immutable value.
 
     ``num_decks`` and ``max_turns`` left as ``None`` are filled in from R1 and
@@ -103,7 +103,7 @@ class RulesConfig:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RulesConfig:
+    def from_dict(cls, data: dict[str, Any]) -> TrashConfig:
         """Inverse of :meth:`to_dict`; unknown keys are an error naming them."""
         return cls(**known_fields(cls, data))
 
@@ -118,7 +118,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-def make_config(preset: str = "standard", **overrides: Any) -> RulesConfig:
+def make_config(preset: str = "standard", **overrides: Any) -> TrashConfig:
     """A preset of R11 with any field overridden on top.
 
         >>> make_config("pagat", num_players=3).wild
@@ -126,7 +126,7 @@ def make_config(preset: str = "standard", **overrides: Any) -> RulesConfig:
     """
     if preset not in PRESETS:
         raise ValueError(f"preset={preset!r} is not one of {sorted(PRESETS)}")
-    return RulesConfig(**known_fields(RulesConfig, {**PRESETS[preset], **overrides}))
+    return TrashConfig(**known_fields(TrashConfig, {**PRESETS[preset], **overrides}))
 
 
 def _check_bool(name: str, value: Any) -> None:
@@ -137,3 +137,7 @@ def _check_bool(name: str, value: Any) -> None:
 def _check_choice(name: str, value: Any, choices: tuple[Any, ...]) -> None:
     if value not in choices:
         raise ValueError(f"{name}={value!r} is not one of {list(choices)}")
+
+
+# The name before the game prefix (changelog).
+__getattr__ = renamed(__name__, {"RulesConfig": TrashConfig})

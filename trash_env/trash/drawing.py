@@ -14,7 +14,7 @@ from typing import Any
 
 from trash_env.rendering.svg import COLOURS, GAP, LEFT, TOP, document, new_drawing, rect, seat_name, text
 from trash_env.trash.config import MAX_LAYOUT
-from trash_env.trash.rules import DRAW, FACE_DOWN, OVER, PHASE_NAMES, RANK_NAMES, GameState
+from trash_env.trash.rules import DRAW, FACE_DOWN, OVER, PHASE_NAMES, RANK_NAMES, TrashState
 
 CARD_W, CARD_H = 38, 54
 ROW = CARD_H + 26  # one seat's row
@@ -48,7 +48,7 @@ def empty_slot(drawing: Any, x: float, y: float) -> None:
     rect(drawing, x, y, CARD_W, CARD_H, rx=4, fill="none", stroke="#9fc9ae", stroke_dasharray="4,3")
 
 
-def trash_svg(state: GameState, names: Sequence[str] | None = None, reveal: bool = False) -> str:
+def trash_svg(state: TrashState, names: Sequence[str] | None = None, reveal: bool = False) -> str:
     """The public table of a Trash game as an SVG document (a string); ``reveal`` lays every face-down
     card open, framed in the back's colour (once the game is over: never while it is played, R2)."""
     n = state.num_players

@@ -50,7 +50,7 @@ agent who is not to act). Through `env()`, an illegal action ends the game with
 
 A dict `{"observation": Box(0, 1, (62 + 44 n,), float32), "action_mask":
 Box(0, 1, (13,), int8)}`. The observation is everything public (R15) and
-nothing else, as named pieces (see `trash_env.trash.observation.Observer`, whose
+nothing else, as named pieces (see `trash_env.trash.observation.TrashObserver`, whose
 `view()` and `describe()` split and print a vector). Seats are relative: seat
 0 is the observer, seat 1 the next player in turn order, and so on. For n
 players:
@@ -87,7 +87,7 @@ one-hot rank of the face-down card, the stock's per-rank counts and the rank of
 its top card (the next draw); the stock's order below the top is left out.
 `env.unwrapped.global_state` names the pieces (`view`, `describe`). Train a
 critic on it, never a policy: a policy that reads hidden cards cannot be played.
-The game itself (a `trash_env.trash.rules.GameState`) is `env.unwrapped.game_state`.
+The game itself (a `trash_env.trash.rules.TrashState`) is `env.unwrapped.game_state`.
 
 ## Rewards
 
@@ -117,7 +117,7 @@ won, or when a hand ends as a draw. It is truncated as a draw after
   `"rgb_array"` (render returns the drawn table as an `(H, W, 3)` uint8 array; the `render` extra).
   `env.unwrapped.svg()` returns the same drawing as an SVG string in any mode.
 - `skip_forced`: apply forced moves automatically (R13). With `False`, every move is asked.
-- `**overrides`: any field of `trash_env.RulesConfig`: `num_players`, `layout_size`,
+- `**overrides`: any field of `trash_env.TrashConfig`: `num_players`, `layout_size`,
   `wild`, `jokers`, `discard_draw`, `final_turn`, `match`, `starter`, `num_decks`,
   `max_turns`. An invalid value is a `ValueError` naming the field.
 

@@ -11,16 +11,16 @@ import numpy as np
 from trash_env.game import Engine, from_core
 from trash_env.trash import rules as core
 from trash_env.trash.belief import public_view
-from trash_env.trash.config import PRESETS, RulesConfig, make_config
+from trash_env.trash.config import PRESETS, TrashConfig, make_config
 from trash_env.trash.drawing import trash_svg
 from trash_env.trash.narration import NARRATOR
-from trash_env.trash.observation import OBSERVATION_VERSION, GlobalState, Observer
+from trash_env.trash.observation import OBSERVATION_VERSION, TrashGlobalState, TrashObserver
 from trash_env.trash.text import render_table
 
 RECORD_VERSION = 1
 
 
-def record_fields(state: core.GameState, deck: Any, given: bool) -> dict[str, Any]:
+def record_fields(state: core.TrashState, deck: Any, given: bool) -> dict[str, Any]:
     """A record's deal: the first hand's deck (R3), and whether it was given (stacked) or shuffled."""
     return {"deck": [int(card) for card in deck], "deck_source": "given" if given else "shuffled"}
 
@@ -32,7 +32,7 @@ def record_validate(record: dict[str, Any]) -> None:
         )
 
 
-def record_start(record: dict[str, Any], config: RulesConfig, rng: np.random.Generator) -> core.GameState:
+def record_start(record: dict[str, Any], config: TrashConfig, rng: np.random.Generator) -> core.TrashState:
     """The deal a record states, checked: a stacked deck as given; a shuffled one must be the one its
     seed shuffles."""
     given = record["deck_source"] == "given"
@@ -42,7 +42,7 @@ def record_start(record: dict[str, Any], config: RulesConfig, rng: np.random.Gen
     return state
 
 
-def engine_fits(config: RulesConfig) -> bool:
+def engine_fits(config: TrashConfig) -> bool:
     """Whether the batched engine plays ``config``: up to three decks with Jokers, turns counted in int16."""
     from trash_env.engine_host import MAX_TURNS
     from trash_env.trash.batched import MAX_DECK
@@ -50,7 +50,7 @@ def engine_fits(config: RulesConfig) -> bool:
     return config.deck_size <= MAX_DECK and config.max_turns <= MAX_TURNS
 
 
-def exact_batch(config: RulesConfig, size: int, inside: list[list[str | None]], agents: dict[str, Any]) -> Any:
+def exact_batch(config: TrashConfig, size: int, inside: list[list[str | None]], agents: dict[str, Any]) -> Any:
     """An exact-mode batch for duplicate evaluation, ``inside[b][seat]`` the in-engine player of each seat."""
     from trash_env.trash.batched import TrashBatch
 
@@ -63,13 +63,13 @@ GAME = from_core(
     env_name="trash_v0",
     title="Trash",
     make_config=make_config,
-    config_type=RulesConfig,
+    config_type=TrashConfig,
     deal_option="deck",
     check_deal=core.check_deck,
     new_deal=core.shuffled_deck,
     new_game=core.new_game,
-    make_observer=Observer,
-    make_global_state=GlobalState,
+    make_observer=TrashObserver,
+    make_global_state=TrashGlobalState,
     observation_version=OBSERVATION_VERSION,
     public_view=public_view,
     render=render_table,

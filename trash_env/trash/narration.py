@@ -15,7 +15,7 @@ import numpy as np
 from trash_env.game import Narrator
 from trash_env.narration import YOU, listing, said
 from trash_env.trash import rules as core
-from trash_env.trash.config import RulesConfig
+from trash_env.trash.config import TrashConfig
 from trash_env.trash.rules import (
     DISCARD,
     DRAW_STOCK,
@@ -24,7 +24,7 @@ from trash_env.trash.rules import (
     PLACE_SLOT_0,
     RANK_NAMES,
     TAKE_DISCARD,
-    GameState,
+    TrashState,
 )
 from trash_env.trash.text import render_table
 
@@ -34,7 +34,7 @@ def _slot(slot: int) -> str:
     return f"the {RANK_NAMES[slot + 1]}'s slot"
 
 
-def choice_text(state: GameState, action: int) -> str:
+def choice_text(state: TrashState, action: int) -> str:
     """What a legal ``action`` of ``state.current`` does, for the menu (public information only)."""
     if action == DRAW_STOCK:
         return "draw from the stock"
@@ -51,7 +51,7 @@ def choice_text(state: GameState, action: int) -> str:
     return text
 
 
-def move_words(state: GameState, action: int) -> tuple[str, ...]:
+def move_words(state: TrashState, action: int) -> tuple[str, ...]:
     """What a person types for a legal ``action`` of ``state.current``, the first as the menu shows it:
     ``draw`` (or ``d``), ``take`` (``t``), ``discard`` (``x``), and a placement by its slot's rank
     (R2): ``3`` puts the held card in the Three's place, ``A`` (or ``1``) in the Ace's."""
@@ -65,13 +65,13 @@ def move_words(state: GameState, action: int) -> tuple[str, ...]:
     return (rank, "1") if rank == "A" else (rank,)
 
 
-def move_prefixes(state: GameState) -> tuple[str, ...]:
+def move_prefixes(state: TrashState) -> tuple[str, ...]:
     """Words that may come before a slot (``place 3``, ``slot 3``, ``K 3`` when the held card is a King)."""
     held = RANK_NAMES[state.held] if state.held >= 0 else None
     return ("place", "p", "slot", *((held,) if held else ()))
 
 
-def apply_and_describe(state: GameState, action: int, rng: np.random.Generator, names: Sequence[str]) -> list[str]:
+def apply_and_describe(state: TrashState, action: int, rng: np.random.Generator, names: Sequence[str]) -> list[str]:
     """Apply a legal ``action`` of ``state.current`` and say what happened, one line per event.
 
     Only what the action makes public is named (R2): the card drawn (held, so
@@ -126,7 +126,7 @@ def apply_and_describe(state: GameState, action: int, rng: np.random.Generator, 
     return lines
 
 
-def describe_config(config: RulesConfig) -> str:
+def describe_config(config: TrashConfig) -> str:
     """One line: players, layout, wild cards, hand or match."""
     wild = {"K": "Kings wild", "J": "Jacks wild", None: "no wild rank"}[config.wild]
     if config.jokers:
@@ -135,7 +135,7 @@ def describe_config(config: RulesConfig) -> str:
     return f"Trash: {config.num_players} players, {config.layout_size}-card layouts, {wild}, {kind}"
 
 
-def result_text(state: GameState, names: Sequence[str], human: int) -> str:
+def result_text(state: TrashState, names: Sequence[str], human: int) -> str:
     """Who won and the human's reward (R10), once the game is over."""
     reward = core.returns(state)[human]
     if state.truncated:
@@ -151,7 +151,7 @@ def result_text(state: GameState, names: Sequence[str], human: int) -> str:
 
 
 
-def misnamed(state: GameState, word: str) -> str | None:
+def misnamed(state: TrashState, word: str) -> str | None:
     """Two words whose first is a card (``Q 3``) but not the one held: which card is held."""
     if word.upper() not in RANK_NAMES:
         return None
@@ -159,7 +159,7 @@ def misnamed(state: GameState, word: str) -> str | None:
     return f"you hold {held}, not {word.upper()}"
 
 
-def ended_hand(state: GameState, action: int, rng: np.random.Generator) -> GameState | None:
+def ended_hand(state: TrashState, action: int, rng: np.random.Generator) -> TrashState | None:
     """The hand as it ends if ``action`` ends it in a match (R9; the match then deals the next at
     once): the action applied to a copy of the hand alone (``rng``, a copy of the game's generator,
     draws what the real one will), else None."""

@@ -1,6 +1,6 @@
 """What a seat observes (R15), encoded as one flat float32 vector of named pieces.
 
-The :class:`Observer` is the only place that knows the layout of the vector.
+The :class:`TrashObserver` is the only place that knows the layout of the vector.
 It is built from a list of named pieces, so no other code writes an offset:
 ``observer.view(vector)`` splits a vector back into its pieces, and
 ``observer.describe(vector)`` prints them. Seats are always listed from the
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from trash_env.kernel import PieceLayout
-from trash_env.trash.config import MAX_LAYOUT, RulesConfig
-from trash_env.trash.rules import DRAW, FACE_DOWN, NUM_RANKS, PLACE, RANK_NAMES, GameState, can_place
+from trash_env.kernel import PieceLayout, renamed
+from trash_env.trash.config import MAX_LAYOUT, TrashConfig
+from trash_env.trash.rules import DRAW, FACE_DOWN, NUM_RANKS, PLACE, RANK_NAMES, TrashState, can_place
 
 OBSERVATION_VERSION = 2  # bump whenever the layout below changes (v2: discard_playable)
 
@@ -56,10 +56,10 @@ def observation_pieces(num_players: int) -> list[tuple[str, tuple[int, ...], str
 _SCALAR_PIECES = ("layout_size", "hands_won", "stock_size", "discard_size", "known_in_stock", "unaccounted")
 
 
-class Observer(PieceLayout):
-    """Encodes a :class:`~trash_env.trash.rules.GameState` as seen from one seat (R15)."""
+class TrashObserver(PieceLayout):
+    """Encodes a :class:`~trash_env.trash.rules.TrashState` as seen from one seat (R15)."""
 
-    def __init__(self, config: RulesConfig) -> None:
+    def __init__(self, config: TrashConfig) -> None:
         super().__init__(observation_pieces(config.num_players))
         self.config = config
         self.num_players = config.num_players
@@ -102,7 +102,7 @@ class Observer(PieceLayout):
             block = self._slot_blocks[key] = bytes(cells)
         return block
 
-    def encode(self, state: GameState, seat: int) -> np.ndarray:
+    def encode(self, state: TrashState, seat: int) -> np.ndarray:
         """The observation vector of ``seat`` (R15)."""
         off = self.offsets
         p = self.num_players
@@ -157,7 +157,7 @@ class Observer(PieceLayout):
         return None
 
 
-class GlobalState(PieceLayout):
+class TrashGlobalState(PieceLayout):
     """The global state of a Trash game for centralised critics (PettingZoo's ``env.state()``).
 
     Unlike an observation it holds hidden cards: seat 0's observation (every public fact, seats
@@ -167,8 +167,8 @@ class GlobalState(PieceLayout):
     after further draws, and it would add a one-hot per stock card. Every entry lies in [0, 1].
     """
 
-    def __init__(self, config: RulesConfig) -> None:
-        self.observer = Observer(config)
+    def __init__(self, config: TrashConfig) -> None:
+        self.observer = TrashObserver(config)
         p = config.num_players
         super().__init__(
             [
@@ -189,7 +189,7 @@ class GlobalState(PieceLayout):
         copies = np.asarray(config.copies_per_rank, dtype=np.float32)
         self._per_rank = np.divide(1.0, copies, out=np.zeros_like(copies), where=copies > 0)
 
-    def encode(self, state: GameState) -> np.ndarray:
+    def encode(self, state: TrashState) -> np.ndarray:
         out = np.zeros(self.size, dtype=np.float32)
         parts = self.view(out)
         parts["public"][:] = self.observer.encode(state, 0)
@@ -201,3 +201,7 @@ class GlobalState(PieceLayout):
             parts["stock_counts"][:] = np.bincount(state.stock, minlength=NUM_RANKS) * self._per_rank
             parts["stock_top"][state.stock[-1]] = 1.0
         return out
+
+
+# The names before the game prefix (changelog).
+__getattr__ = renamed(__name__, {"Observer": TrashObserver, "GlobalState": TrashGlobalState})

@@ -23,8 +23,8 @@ from trash_env.openspiel_common import (
 )
 from trash_env.trash import rules as core
 from trash_env.trash.belief import sample_hidden_state
-from trash_env.trash.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS, RulesConfig, make_config
-from trash_env.trash.observation import Observer as TrashObserver
+from trash_env.trash.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS, TrashConfig, make_config
+from trash_env.trash.observation import TrashObserver
 from trash_env.trash.text import render_table
 
 TRASH_NAME = "python_trash"
@@ -139,7 +139,7 @@ class _Reveal:
         self.move, self.place, self.counts = data
 
 
-def _revealed_place(state: core.GameState, action: int) -> str | int | None:
+def _revealed_place(state: core.TrashState, action: int) -> str | int | None:
     """Where ``action`` (legal) turns a hidden card face up: the top of the stock (R4), the top of
     the stock a reshuffle makes (R7), or a face-down slot's index (R5); None if nowhere."""
     if action == core.DRAW_STOCK:
@@ -151,7 +151,7 @@ def _revealed_place(state: core.GameState, action: int) -> str | int | None:
     return slot if action != core.DISCARD and 0 <= slot < len(up) and up[slot] == core.FACE_DOWN else None
 
 
-def _reveal_counts(state: core.GameState, place: str | int) -> tuple[int, ...]:
+def _reveal_counts(state: core.TrashState, place: str | int) -> tuple[int, ...]:
     """Per rank, the copies the card turned up at ``place`` may be, all equally likely (R2, R15): the
     cards a reshuffle turns into the stock; the stock's known cards after one (the stock is then all
     known, R7); else the unaccounted cards (face down somewhere or in the stock)."""
@@ -165,7 +165,7 @@ def _reveal_counts(state: core.GameState, place: str | int) -> tuple[int, ...]:
     return tuple(state.unaccounted)
 
 
-def _bring(state: core.GameState, place: str | int, rank: int) -> None:
+def _bring(state: core.TrashState, place: str | int, rank: int) -> None:
     """Put a card of ``rank`` at ``place`` (the top of the stock or the mover's face-down slot) by
     swapping it with a hidden card of that rank where it may lie: the hidden cards are
     interchangeable, nobody having seen them (R2). A reshuffle's top is its generator's."""
@@ -234,7 +234,7 @@ class OpenSpielTrash(pyspiel.Game):
         if not isinstance(params["match"], bool):
             raise ValueError(f"{TRASH_NAME}: match must be true or false, got {params['match']!r}")
         reduced = dict(REDUCED_PRESETS.get(preset, {"preset": preset}))
-        config: RulesConfig = make_config(
+        config: TrashConfig = make_config(
             reduced.pop("preset"), **reduced, num_players=params["players"], match=params["match"]
         )
         self.reveal = preset in REDUCED_PRESETS
@@ -281,7 +281,7 @@ class OpenSpielTrash(pyspiel.Game):
     def new_initial_state(self) -> OpenSpielTrashState:
         return OpenSpielTrashState(self)
 
-    def state_at(self, table: core.GameState) -> OpenSpielTrashState:
+    def state_at(self, table: core.TrashState) -> OpenSpielTrashState:
         """A state whose table is (a copy of) ``table``, a seat to move there, with no history: its
         information-state string starts here. What :mod:`agents.openspiel_bots` searches from, given
         a table whose hidden cards were sampled from the public ones (R15)."""
@@ -297,7 +297,7 @@ class OpenSpielTrash(pyspiel.Game):
 
 
 class OpenSpielTrashState(RulesState):
-    """A state of ``python_trash``: a :class:`~trash_env.trash.rules.GameState` and, at a chance
+    """A state of ``python_trash``: a :class:`~trash_env.trash.rules.TrashState` and, at a chance
     node, the move waiting for a shuffle and the cards drawn for it so far (in a reduced Trash, the
     move waiting for the card it turns face up)."""
 
@@ -380,7 +380,7 @@ class OpenSpielTrashState(RulesState):
         core.apply_action(state, move, draws)
         self._commit(state, seat, move)
 
-    def _commit(self, state: core.GameState, seat: int, move: int) -> None:
+    def _commit(self, state: core.TrashState, seat: int, move: int) -> None:
         """The table after ``seat``'s ``move`` (or the first deal) and its entry in the public history."""
         self._draw = None
         self._core = Held(state, core.clone)

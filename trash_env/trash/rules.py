@@ -1,4 +1,4 @@
-"""The rules of Trash: one pure core over a mutable :class:`GameState` value.
+"""The rules of Trash: one pure core over a mutable :class:`TrashState` value.
 
 Everything here follows the rule book (``RULES.md``); each function cites its section.
 The core imports only the standard library and numpy, knows nothing of
@@ -28,8 +28,8 @@ import numpy as np
 
 # IllegalActionError: what apply_action raises, defined in the kernel both games share.
 from trash_env.kernel import IllegalActionError as IllegalActionError
-from trash_env.kernel import apply_forced, check_action
-from trash_env.trash.config import RulesConfig
+from trash_env.kernel import apply_forced, check_action, renamed
+from trash_env.trash.config import TrashConfig
 
 NUM_RANKS = 14  # R1: Joker (0), Ace (1) .. King (13)
 RANK_NAMES = ("Jk", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -61,7 +61,7 @@ def action_name(action: int) -> str:
     return f"<not an action: {action!r}>"
 
 
-class GameState:
+class TrashState:
     """The whole state of a game (a hand, or a match of hands with ``match``).
 
     Public (R2, R15): ``up``, ``sizes``, ``discard``, ``held``, ``phase``,
@@ -97,7 +97,7 @@ class GameState:
         "deck",
     )
 
-    config: RulesConfig
+    config: TrashConfig
     num_players: int
     is_wild: tuple[bool, ...]  # per rank, R6
     sizes: list[int]  # layout size per seat (R2, shrinking in a match, R9)
@@ -139,13 +139,13 @@ class GameState:
         return cards + self.stock
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, GameState):
+        if not isinstance(other, TrashState):
             return NotImplemented
         return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
 
     def __repr__(self) -> str:
         return (
-            f"GameState(phase={PHASE_NAMES[self.phase]}, current={self.current}, held={self.held}, "
+            f"TrashState(phase={PHASE_NAMES[self.phase]}, current={self.current}, held={self.held}, "
             f"up={self.up}, stock={len(self.stock)}, discard={self.discard[-1:]}, turn={self.turn})"
         )
 
@@ -154,18 +154,18 @@ class GameState:
 # Deck and deal (R1, R3)
 
 
-def full_deck(config: RulesConfig) -> list[int]:
+def full_deck(config: TrashConfig) -> list[int]:
     """The configured cards in rank order (R1)."""
     return list(config.ordered_deck)
 
 
-def shuffled_deck(config: RulesConfig, rng: np.random.Generator) -> list[int]:
+def shuffled_deck(config: TrashConfig, rng: np.random.Generator) -> list[int]:
     """A uniformly shuffled deck order (R3)."""
     deck = config.ordered_deck
     return [deck[i] for i in rng.permutation(len(deck)).tolist()]
 
 
-def check_deck(config: RulesConfig, deck: Sequence[int]) -> list[int]:
+def check_deck(config: TrashConfig, deck: Sequence[int]) -> list[int]:
     """Validate an explicit deck order (R3) and return it as a list of ints.
 
     A deck is a sequence of ranks (0 = Joker, 1 = Ace .. 13 = King) holding
@@ -197,9 +197,9 @@ def check_deck(config: RulesConfig, deck: Sequence[int]) -> list[int]:
     return cards
 
 
-def new_game(config: RulesConfig, rng: np.random.Generator, deck: Sequence[int] | None = None) -> GameState:
+def new_game(config: TrashConfig, rng: np.random.Generator, deck: Sequence[int] | None = None) -> TrashState:
     """Deal the first hand (R3): seat 0 plays first; ``deck`` (validated) or a shuffle."""
-    state = GameState()
+    state = TrashState()
     state.config = config
     state.num_players = config.num_players
     state.is_wild = config.is_wild
@@ -215,7 +215,7 @@ def new_game(config: RulesConfig, rng: np.random.Generator, deck: Sequence[int] 
     return state
 
 
-def _deal(state: GameState, deck: list[int], first: int) -> None:
+def _deal(state: TrashState, deck: list[int], first: int) -> None:
     """R3: deal face down one at a time, round-robin from ``first``, skipping full layouts."""
     n = state.num_players
     sizes = state.sizes
@@ -248,10 +248,10 @@ def _deal(state: GameState, deck: list[int], first: int) -> None:
     state.unaccounted = list(state.config.copies_per_rank)
 
 
-def clone(state: GameState) -> GameState:
+def clone(state: TrashState) -> TrashState:
     """An independent copy of ``state`` (search agents branch on copies)."""
-    new = GameState()
-    for name in GameState.__slots__:
+    new = TrashState()
+    for name in TrashState.__slots__:
         setattr(new, name, getattr(state, name))
     new.sizes = state.sizes[:]
     new.up = [row[:] for row in state.up]
@@ -271,14 +271,14 @@ def clone(state: GameState) -> GameState:
 # Legal actions (R4, R5, R13)
 
 
-def can_place(state: GameState, seat: int, card: int) -> bool:
+def can_place(state: TrashState, seat: int, card: int) -> bool:
     """R5: whether ``card`` can be placed in ``seat``'s layout now (mandatory or optional)."""
     if state.is_wild[card]:
         return state.face_down[seat] > 0
     return 1 <= card <= state.sizes[seat] and state.up[seat][card - 1] != card
 
 
-def _may_take_discard(state: GameState) -> bool:
+def _may_take_discard(state: TrashState) -> bool:
     """R4.1: whether the top discard may be taken instead of drawing."""
     if not state.discard:
         return False
@@ -288,7 +288,7 @@ def _may_take_discard(state: GameState) -> bool:
     return rule == "playable" and can_place(state, state.current, state.discard[-1])
 
 
-def legal_actions(state: GameState) -> list[int]:
+def legal_actions(state: TrashState) -> list[int]:
     """The legal actions of R13 for ``state.current``, in increasing order; [] once over."""
     phase = state.phase
     if phase == DRAW:
@@ -323,7 +323,7 @@ def _mask_of(legal: tuple[int, ...]) -> np.ndarray:
     return mask
 
 
-def forced_action(state: GameState) -> int:
+def forced_action(state: TrashState) -> int:
     """The only legal action if there is exactly one (a forced move, R13), else -1."""
     phase = state.phase
     if phase == DRAW:
@@ -348,7 +348,7 @@ def forced_action(state: GameState) -> int:
 # Applying actions
 
 
-def apply_action(state: GameState, action: int, rng: np.random.Generator) -> None:
+def apply_action(state: TrashState, action: int, rng: np.random.Generator) -> None:
     """Apply one legal action of R13 for ``state.current``; ``rng`` serves reshuffles (R7)
     and the deals of later hands (R9). An illegal action raises
     :class:`IllegalActionError` (a ``ValueError``) and leaves the state untouched."""
@@ -356,7 +356,7 @@ def apply_action(state: GameState, action: int, rng: np.random.Generator) -> Non
     _apply(state, int(action), rng)
 
 
-def play_forced(state: GameState, rng: np.random.Generator, actions: list[int] | None = None) -> int:
+def play_forced(state: TrashState, rng: np.random.Generator, actions: list[int] | None = None) -> int:
     """Apply forced moves (R13) until a seat has a real choice or the game is over.
 
     Appends each action applied to ``actions`` if given; returns how many.
@@ -364,7 +364,7 @@ def play_forced(state: GameState, rng: np.random.Generator, actions: list[int] |
     return apply_forced(state, rng, actions, forced_action, _apply)
 
 
-def _apply(state: GameState, action: int, rng: np.random.Generator) -> None:
+def _apply(state: TrashState, action: int, rng: np.random.Generator) -> None:
     if action == DRAW_STOCK:
         _draw_stock(state, rng)
     elif action == DISCARD:
@@ -377,7 +377,7 @@ def _apply(state: GameState, action: int, rng: np.random.Generator) -> None:
         _place(state, action - PLACE_SLOT_0, rng)
 
 
-def _draw_stock(state: GameState, rng: np.random.Generator) -> None:
+def _draw_stock(state: TrashState, rng: np.random.Generator) -> None:
     """R4.1 draw, with the reshuffle of R7 when the stock is empty."""
     stock = state.stock
     if not stock:
@@ -402,7 +402,7 @@ def _draw_stock(state: GameState, rng: np.random.Generator) -> None:
     state.phase = PLACE
 
 
-def _place(state: GameState, slot: int, rng: np.random.Generator) -> None:
+def _place(state: TrashState, slot: int, rng: np.random.Generator) -> None:
     """R5: put the held card in ``slot``; the card that was there becomes the held card."""
     seat = state.current
     up = state.up[seat]
@@ -419,7 +419,7 @@ def _place(state: GameState, slot: int, rng: np.random.Generator) -> None:
         _complete(state, seat, rng)
 
 
-def _complete(state: GameState, seat: int, rng: np.random.Generator) -> None:
+def _complete(state: TrashState, seat: int, rng: np.random.Generator) -> None:
     """R5: a complete layout discards the held card at once; R8/R9 decide what follows."""
     state.discard.append(state.held)
     if state.config.match and state.sizes[seat] == 1:
@@ -434,7 +434,7 @@ def _complete(state: GameState, seat: int, rng: np.random.Generator) -> None:
     _end_turn(state, rng)
 
 
-def _end_turn(state: GameState, rng: np.random.Generator) -> None:
+def _end_turn(state: TrashState, rng: np.random.Generator) -> None:
     """R4.3: the turn passes to the next seat; the hand ends after the final round (R8)."""
     state.held = NO_CARD
     state.turn += 1
@@ -455,7 +455,7 @@ def _end_turn(state: GameState, rng: np.random.Generator) -> None:
         _game_over(state, [])
 
 
-def _end_hand(state: GameState, rng: np.random.Generator) -> None:
+def _end_hand(state: TrashState, rng: np.random.Generator) -> None:
     """R8 end of hand; in a match (R9) the winners shrink and the next hand is dealt."""
     winners = state.hand_winners
     for seat in winners:
@@ -473,7 +473,7 @@ def _end_hand(state: GameState, rng: np.random.Generator) -> None:
     _deal(state, shuffled_deck(state.config, rng), first)
 
 
-def _hand_exhausted(state: GameState, rng: np.random.Generator) -> None:
+def _hand_exhausted(state: TrashState, rng: np.random.Generator) -> None:
     """R7: the reshuffle left the stock empty, so the hand is a draw.
 
     Unreachable with a configuration that R1 accepts (stock and discard pile
@@ -494,16 +494,20 @@ def _hand_exhausted(state: GameState, rng: np.random.Generator) -> None:
     _deal(state, shuffled_deck(state.config, rng), state.hand_first)
 
 
-def _game_over(state: GameState, winners: list[int]) -> None:
+def _game_over(state: TrashState, winners: list[int]) -> None:
     state.winners = winners
     state.phase = OVER
     state.held = NO_CARD
 
 
-def returns(state: GameState) -> list[float]:
+def returns(state: TrashState) -> list[float]:
     """R10: +1 to each winner and -1 to every other seat; 0 to all on a draw
     (an exhausted hand, R7, or truncation at ``max_turns``). Zeros until over."""
     if state.phase != OVER or not state.winners:
         return [0.0] * state.num_players
     winners = state.winners
     return [1.0 if seat in winners else -1.0 for seat in range(state.num_players)]
+
+
+# The name before the game prefix (changelog).
+__getattr__ = renamed(__name__, {"GameState": TrashState})

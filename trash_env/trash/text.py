@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from trash_env.trash.config import MAX_LAYOUT
-from trash_env.trash.rules import DRAW, FACE_DOWN, OVER, PHASE_NAMES, RANK_NAMES, GameState
+from trash_env.trash.rules import DRAW, FACE_DOWN, OVER, PHASE_NAMES, RANK_NAMES, TrashState
 
 
 def slot_text(value: int, slot: int) -> str:
@@ -21,7 +21,7 @@ def slot_text(value: int, slot: int) -> str:
     return RANK_NAMES[value] + "*"
 
 
-def render_table(state: GameState, names: Sequence[str] | None = None, reveal: bool = False) -> str:
+def render_table(state: TrashState, names: Sequence[str] | None = None, reveal: bool = False) -> str:
     """The whole public table as text, one line per seat; ``reveal`` shows each face-down card in
     brackets (``(7)``: what the end of a hand lays open), never to be used while a hand is played (R2)."""
     n = state.num_players
