@@ -115,6 +115,43 @@ def layout_lines(folder: Path, depth: int = 0) -> list[str]:
     return lines
 
 
+def naming_lines() -> list[str]:
+    """The names of each game, by what they name: generated from the game descriptors and the tasks."""
+    from agents.bench.markdown import table
+    from agents.bench.tasks import TASKS
+    from trash_env.games import GAMES
+
+    rows = []
+    for game in GAMES.values():
+        prefixes = sorted({task.name.split("-")[0] + "-" for task in TASKS.values() if task.game == game.name})
+        rows.append(
+            [
+                game.title,
+                f"`{game.name}`",
+                f"`{game.env_name}`",
+                f"`{game.single_agent_id}`" if game.single_agent_id else "",
+                f"`{game.config_type.__module__.rsplit('.', 1)[0].replace('.', '/')}/`",
+                f"`{game.config_type.__name__.removesuffix('Config')}...`",
+                ", ".join(f"`{prefix}...`" for prefix in prefixes),
+            ]
+        )
+    header = ["game", "name (`--game`)", "PettingZoo env (records, policy files)", "Gymnasium id", "folder"]
+    return [
+        "## Names",
+        "",
+        "Each game is spelled one way for each kind of name (generated from the game descriptors and the "
+        "tasks): its name (the descriptor's, `--game`), its versioned environment ids (the PettingZoo one also "
+        "names the game in records and policy files), its folder, and the prefix of its classes "
+        "(`TrashConfig`, `NeighborConfig` ...) and of its benchmark tasks.",
+        "",
+        *table([*header, "classes", "benchmark tasks"], rows).splitlines(),
+        "",
+        "The benchmark suite is `agents/bench/` (the command `trash-bench`); `benchmarks/` holds the speed and "
+        "strength scripts, each a script that prints its figures (`make bench`).",
+        "",
+    ]
+
+
 def layout_page() -> str:
     note = "<!-- generated from the tree and its docstrings by scripts/docs_pages.py: edit those -->"
     lines = [
@@ -141,7 +178,8 @@ def layout_page() -> str:
         "",
     ]
     lines += [f"- `{name}/`: {text}" for name, text in FOLDERS.items()]
-    return "\n".join(lines) + "\n"
+    lines += ["", *naming_lines()]
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def pages() -> dict[Path, str]:
