@@ -24,7 +24,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Run in a child with the tree's root first on the path: prints one JSON object of figures.
+# Run in a child with the tree's root first on the path: prints one JSON object of figures. Self-contained
+# (not bench_env.play_engine, whose figures module puts this repository's root first on the path): the same
+# timing code for both trees, whatever either holds.
 CHILD = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])

@@ -20,6 +20,7 @@ from typing import Any
 import gymnasium
 
 from trash_env.games import GAMES  # registers the package's games first: every look-up finds them
+from trash_env.kernel import renamed
 from trash_env.neighbor.single_agent import NeighborSingleAgentEnv
 from trash_env.records import replay
 from trash_env.trash.config import PRESETS, TrashConfig, make_config
@@ -48,16 +49,15 @@ except _metadata.PackageNotFoundError:  # a source tree that was never installed
 _LAZY = {"TrashVecEnv": "trash_env.trash.vec_env", "NeighborVecEnv": "trash_env.neighbor.vec_env"}
 
 
-def __getattr__(name: str) -> Any:
-    if name == "RulesConfig":  # renamed TrashConfig
-        from trash_env.trash import config
-
-        return config.RulesConfig
+def _lazy(name: str) -> Any:
     if name in _LAZY:
         import importlib
 
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'trash_env' has no attribute {name!r}")
+
+
+__getattr__ = renamed(__name__, {"RulesConfig": TrashConfig}, _lazy)  # the name before the game prefix
 
 
 for _game in GAMES.values():  # each game's single-agent env under its Gymnasium id

@@ -138,9 +138,10 @@ class PieceLayout:
         return None
 
 
-def renamed(module: str, old_names: dict[str, Any]) -> Any:
+def renamed(module: str, old_names: dict[str, Any], other: Any = None) -> Any:
     """A module ``__getattr__`` that still gives each old name (``old_names``: old name -> the object,
-    renamed) with a ``DeprecationWarning`` naming the new one: for names a release renamed."""
+    renamed) with a ``DeprecationWarning`` naming the new one: for names a release renamed. Any other
+    name goes to ``other`` (the module's own ``__getattr__``, as for names loaded lazily), if given."""
     import warnings
 
     def module_getattr(name: str) -> Any:
@@ -152,6 +153,8 @@ def renamed(module: str, old_names: dict[str, Any]) -> Any:
                 stacklevel=2,
             )
             return new
+        if other is not None:
+            return other(name)
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
     return module_getattr

@@ -79,7 +79,7 @@ def test_the_engine_rolls_numpys_dice(seed) -> None:
     batch = batched.NeighborBatch(core.make_config(), 1, exact=True)
     batch.dice[0] = batched.dice_words(seed)
     rng = np.random.default_rng(seed)
-    with batched._wrapping():
+    with batch._wrapping():
         ours = [batched._two_dice(batch.dice, 0) for _ in range(2000)]
     assert ours == [pair // 6 + pair % 6 + 2 for pair in rng.integers(36, size=2000).tolist()]
     assert batch.dice_state(0) == rng.bit_generator.state
@@ -97,7 +97,7 @@ def test_lemires_rejection_is_numpys(spare: int) -> None:
     rng.bit_generator.state = state
     batch = batched.NeighborBatch(core.make_config(), 1, exact=True)
     batch.dice[0] = batched.state_words(state)
-    with batched._wrapping():
+    with batch._wrapping():
         ours = [batched._two_dice(batch.dice, 0) for _ in range(5)]
     assert ours == [pair // 6 + pair % 6 + 2 for pair in rng.integers(36, size=5).tolist()]
     assert batch.dice_state(0) == rng.bit_generator.state

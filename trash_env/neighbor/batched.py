@@ -59,7 +59,7 @@ from trash_env.engine_host import (  # the codes and stream cells of every engin
     random_choice,
     seat_players,
 )
-from trash_env.jit import HAVE_NUMBA, kernel_call, njit, prange  # noqa: F401 (HAVE_NUMBA: the engine's own)
+from trash_env.jit import HAVE_NUMBA, njit, prange  # noqa: F401 (HAVE_NUMBA: the engine's own)
 from trash_env.neighbor import rules as core
 from trash_env.neighbor.observation import NeighborObserver
 from trash_env.neighbor.rules import NeighborConfig
@@ -107,11 +107,6 @@ WORD = 2**64
 
 
 TITLE = "the Help Your Neighbor batched engine"
-
-
-def _wrapping() -> Any:
-    """Around every call of the kernels: the first one's compile notice, overflow warnings off."""
-    return kernel_call(TITLE)
 
 
 def dice_words(seed: Any) -> np.ndarray:

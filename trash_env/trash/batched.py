@@ -58,7 +58,7 @@ from trash_env.engine_host import (  # the codes and stream cells of every engin
     random_choice,
     seat_players,
 )
-from trash_env.jit import HAVE_NUMBA, kernel_call, njit, prange  # noqa: F401 (HAVE_NUMBA: the engine's own)
+from trash_env.jit import HAVE_NUMBA, njit, prange  # noqa: F401 (HAVE_NUMBA: the engine's own)
 from trash_env.trash import rules as core
 from trash_env.trash.config import MAX_LAYOUT, TrashConfig
 from trash_env.trash.observation import TrashObserver
@@ -102,11 +102,6 @@ DD_PLAYABLE, DD_ANY, DD_NEVER = 0, 1, 2
 CONT_NONE, CONT_DEAL, CONT_DEAL_TRUNC = 0, 1, 2
 OK, PAUSED = 0, 1
 TITLE = "the Trash batched engine"
-
-
-def _wrapping() -> Any:
-    """Around every call of the kernels: the first one's compile notice, overflow warnings off."""
-    return kernel_call(TITLE)
 
 
 # In-engine policies (vectorised baselines, ``agents.baselines``), beside the host's EXTERNAL (asked),
