@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from helpers import EXTRA_OF_MODULE
 
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.config import TrashConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,7 +52,7 @@ def next_decks(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
         assert decks, "the core dealt a hand the test did not stack"
         return decks.pop(0)
 
-    monkeypatch.setattr(core, "shuffled_deck", take_next)
+    monkeypatch.setattr(trash, "shuffled_deck", take_next)
     return decks
 
 

@@ -24,7 +24,7 @@ from agents.commands import play
 from agents.commands import table as play_table
 from trash_env.games import get_game
 from trash_env.trash import narration
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.config import make_config
 from trash_env.trash.text import render_table
 
@@ -43,7 +43,7 @@ def test_invalid_input_gets_a_hint_and_the_prompt_again_then_the_game_is_played_
     code, text, script = run(["--seed", "0"], ["", "hello", "99", "ILLEGAL", "?"], autoplay=ALL)
     assert code == 0
     first_menu = text.split(play.PROMPT, 1)[0]
-    illegal = min(set(range(core.NUM_ACTIONS)) - set(last_menu(first_menu)))
+    illegal = min(set(range(trash.NUM_ACTIONS)) - set(last_menu(first_menu)))
     prompts = text.split(play.PROMPT)
     # After each of the first four answers, the hint is the whole next line, then the prompt.
     hints = [prompts[i].splitlines()[0] for i in range(1, 5)]
@@ -341,13 +341,13 @@ def test_a_reshuffle_is_announced_before_the_draw() -> None:
     the stock onto the discard pile of a fresh deal."""
     config = make_config()
     rng = np.random.default_rng(0)
-    state = core.new_game(config, rng)
+    state = trash.new_game(config, rng)
     state.discard, state.stock = state.stock[::-1], []
     top = state.discard[-1]
-    lines = narration.apply_and_describe(state, core.DRAW_STOCK, rng, ["you", "player_1 (greedy)"])
+    lines = narration.apply_and_describe(state, trash.DRAW_STOCK, rng, ["you", "player_1 (greedy)"])
     assert lines == [
         "the stock is empty: the discard pile, all but its top card, is shuffled as a new stock (R7)",
-        f"you draw {core.RANK_NAMES[state.held]}",
+        f"you draw {trash.RANK_NAMES[state.held]}",
     ]
     assert state.discard == [top]
 
@@ -386,12 +386,12 @@ def test_the_end_of_the_game_lays_every_face_down_card_open() -> None:
     assert code == 0
     table = replayed(make_config(), 4)
     state = table.state
-    hidden = [state.down[s][i] for s in range(2) for i, v in enumerate(state.up[s]) if v == core.FACE_DOWN]
+    hidden = [state.down[s][i] for s in range(2) for i, v in enumerate(state.up[s]) if v == trash.FACE_DOWN]
     assert hidden, "seed 4's hand should end with face-down cards"
     last = first_game(text).rsplit("\n\n", 1)[1]
     assert table.revealed_text() in last
     shown = re.findall(r"\((A|[2-9]|10|J|Q|K)\)", last)
-    assert shown == [core.RANK_NAMES[card] for card in hidden]
+    assert shown == [trash.RANK_NAMES[card] for card in hidden]
     rows = re.findall(r"^(?:you|player_1 \(greedy\)) +>? +(.*)$", text.split(table.revealed_text())[0], re.M)
     assert rows and not any("(" in row for row in rows)  # no layout showed a face-down card before the end
 
@@ -408,7 +408,7 @@ def test_each_hand_of_a_match_lays_its_layouts_open_as_it_ends() -> None:
     for piece, ended in zip(shown, table.hands_ended, strict=True):
         assert piece.startswith(table.revealed_text(ended) + "\n")
         assert "-- over: won by" in piece.splitlines()[0]
-        assert not any(value == core.FACE_DOWN and f"({core.RANK_NAMES[ended.down[s][i]]})" not in piece
+        assert not any(value == trash.FACE_DOWN and f"({trash.RANK_NAMES[ended.down[s][i]]})" not in piece
                        for s in range(2) for i, value in enumerate(ended.up[s]))  # fmt: skip
 
 
@@ -444,7 +444,7 @@ def test_nothing_hidden_is_shown_before_your_choices(seed: int, human: int) -> N
     unseen place holds another rank; and the table shown is the public table, with ``##``
     for face-down cards and the stock as a count."""
     config = make_config()
-    deck = core.shuffled_deck(config, np.random.default_rng([seed, 99]))
+    deck = trash.shuffled_deck(config, np.random.default_rng([seed, 99]))
     lineup = [GreedyAgent(), GreedyAgent()]
     lineup[human] = None
     states = choices(config, deck, seed, human, count=4)

@@ -33,7 +33,7 @@ from helpers.web import web_or_skip
 
 from agents.commands import play
 from agents.commands import table as play_table
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.config import make_config
 from trash_env.trash.drawing import trash_svg
 
@@ -557,7 +557,7 @@ def test_nothing_hidden_is_served(seed: int) -> None:
     every unseen place holds another rank; and each table drawn shows one card back per face-down
     slot and one for the stock (trash_svg draws what is public only)."""
     config = make_config()
-    deck = core.shuffled_deck(config, np.random.default_rng([seed, 99]))
+    deck = trash.shuffled_deck(config, np.random.default_rng([seed, 99]))
     states = choices(config, deck, seed, 0, count=4)
     assert states
     for k, state in enumerate(states):
@@ -565,7 +565,7 @@ def test_nothing_hidden_is_served(seed: int) -> None:
         served = transcript(deck, seed, k)
         assert served == transcript(moved, seed, k)
         backs = served[-1]["svg"].count('fill="#2b4c9b"')  # svg.COLOURS["back"]
-        face_down = sum(value == core.FACE_DOWN for row in state.up for value in row)
+        face_down = sum(value == trash.FACE_DOWN for row in state.up for value in row)
         assert backs == face_down + (1 if state.stock else 0)
 
 
@@ -580,7 +580,7 @@ def test_the_table_of_a_finished_game_lays_the_face_down_cards_open() -> None:
     moves = iter(actions)
     while not table.over:
         table.apply(next(moves) if table.waiting else table.automatic_action())
-    assert any(value == core.FACE_DOWN for row in table.state.up for value in row)
+    assert any(value == trash.FACE_DOWN for row in table.state.up for value in row)
     assert state["svg"] == trash_svg(table.state, table.names, reveal=True)
     assert state["svg"].count('fill="#2b4c9b"') == (1 if table.state.stock else 0)  # the stock's back only
 

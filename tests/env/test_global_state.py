@@ -15,7 +15,7 @@ import pytest
 
 import trash_env
 from trash_env import help_your_neighbor_v0
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.config import make_config
 from trash_env.trash.observation import TrashGlobalState
 
@@ -47,17 +47,17 @@ def test_trash_state_holds_the_hidden_cards() -> None:
             np.testing.assert_array_equal(parts["public"], env.observer.encode(state, 0))
             for seat in range(3):
                 for slot, (value, card) in enumerate(zip(state.up[seat], state.down[seat])):
-                    expected = np.eye(core.NUM_RANKS)[card] if value == core.FACE_DOWN else 0
+                    expected = np.eye(trash.NUM_RANKS)[card] if value == trash.FACE_DOWN else 0
                     np.testing.assert_array_equal(parts["face_down_cards"][seat, slot], expected)
             counts = np.rint(parts["stock_counts"] * np.asarray(state.config.copies_per_rank)).astype(int)
-            assert counts.tolist() == np.bincount(state.stock, minlength=core.NUM_RANKS).tolist()
+            assert counts.tolist() == np.bincount(state.stock, minlength=trash.NUM_RANKS).tolist()
             assert np.flatnonzero(parts["stock_top"]).tolist() == ([state.stock[-1]] if state.stock else [])
-            legal = core.legal_actions(state)
+            legal = trash.legal_actions(state)
             env.step(int(rng.choice(legal)))
 
     config = make_config("standard")
-    first = core.new_game(config, np.random.default_rng(1))
-    second = core.clone(first)
+    first = trash.new_game(config, np.random.default_rng(1))
+    second = trash.clone(first)
     second.down[0][0], second.down[1][0] = first.down[1][0], first.down[0][0]
     if first.down[0][0] != first.down[1][0]:
         observer, encoder = env.observer.__class__(config), TrashGlobalState(config)

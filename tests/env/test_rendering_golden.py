@@ -27,7 +27,7 @@ from helpers.decks import stacked_deck
 from trash_env.neighbor import rules as neighbor
 from trash_env.neighbor.drawing import neighbor_svg
 from trash_env.neighbor.rules import END_TURN, ROLL_DICE, NeighborConfig
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash_rules
 from trash_env.trash.config import make_config
 from trash_env.trash.drawing import trash_svg
 from trash_env.trash.rules import DISCARD, DRAW, DRAW_STOCK, OVER, PLACE_SLOT_0
@@ -42,25 +42,25 @@ LAYOUTS = [[2, 3, 4, 5, 6, 7, 8, 9, 10, Q], [Q, Q, Q, A, A, A, 5, 5, 5, 6]]
 STOCK = [A, K]
 
 
-def trash_positions(preset: str, match: bool = False) -> dict[str, core.TrashState]:
+def trash_positions(preset: str, match: bool = False) -> dict[str, trash_rules.TrashState]:
     """Named positions of a stacked two-player game, in the order they arise."""
     config = make_config(preset, num_players=2, match=match)
     rng = np.random.default_rng(0)
-    state = core.new_game(config, rng, stacked_deck(config, LAYOUTS, STOCK))
+    state = trash_rules.new_game(config, rng, stacked_deck(config, LAYOUTS, STOCK))
     out: dict[str, Any] = {}
 
     def keep(name: str) -> None:
         out[name] = copy.deepcopy(state)
 
     keep("deal")  # every slot face down, seat 0 to draw, empty discard pile
-    core.apply_action(state, DRAW_STOCK, rng)
+    trash_rules.apply_action(state, DRAW_STOCK, rng)
     keep("held")  # seat 0 holds the Ace
-    core.play_forced(state, rng)  # the chain through the whole layout, the Queen discarded
+    trash_rules.play_forced(state, rng)  # the chain through the whole layout, the Queen discarded
     keep("completed")  # standard: final round (R6), seat 1 holds the King; pagat: hand 2 with 9 slots (R9)
     if not match:
-        core.apply_action(state, PLACE_SLOT_0 + 6, rng)  # the King into slot 7
+        trash_rules.apply_action(state, PLACE_SLOT_0 + 6, rng)  # the King into slot 7
         keep("wild_filled")
-        core.play_forced(state, rng)
+        trash_rules.play_forced(state, rng)
         keep("over")
     return out
 
@@ -110,9 +110,9 @@ def test_the_positions_cover_every_slot_state_and_phase() -> None:
     assert any(state.phase not in (DRAW, OVER) for state in trash)  # a held card
     assert any(state.final_round for state in trash)
     values = [v for state in trash for seat in range(2) for v in state.up[seat]]
-    assert core.FACE_DOWN in values and any(v not in (core.FACE_DOWN,) for v in values)
+    assert trash_rules.FACE_DOWN in values and any(v not in (trash_rules.FACE_DOWN,) for v in values)
     assert any(
-        v != core.FACE_DOWN and v != slot + 1
+        v != trash_rules.FACE_DOWN and v != slot + 1
         for state in trash
         for seat in range(2)
         for slot, v in enumerate(state.up[seat])

@@ -22,7 +22,7 @@ from agents.baselines import GreedyAgent
 from agents.registry import make_agent
 from trash_env import TrashSingleAgentEnv
 from trash_env.single_agent import uniform_random_opponent
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.belief import HIDDEN
 from trash_env.trash.config import PRESETS, make_config
 from trash_env.view import SeatView
@@ -63,7 +63,7 @@ def expected_reward(env: TrashSingleAgentEnv) -> float:
     state = env.state
     if state.truncated:
         return 0.0
-    complete = [all(u != core.FACE_DOWN for u in state.up[seat]) for seat in range(state.num_players)]
+    complete = [all(u != trash.FACE_DOWN for u in state.up[seat]) for seat in range(state.num_players)]
     if env.config.match:
         match_winners = [s for s in range(state.num_players) if complete[s] and state.sizes[s] == 1]
         assert len(match_winners) == 1, (match_winners, state)
@@ -76,15 +76,15 @@ def expected_reward(env: TrashSingleAgentEnv) -> float:
 def check_learner_turn(env: TrashSingleAgentEnv, obs: np.ndarray, info: dict) -> np.ndarray:
     """The invariants of every point where the learner is asked to act; returns the mask."""
     mask = env.action_masks()
-    assert mask.dtype == bool and mask.shape == (core.NUM_ACTIONS,)
+    assert mask.dtype == bool and mask.shape == (trash.NUM_ACTIONS,)
     np.testing.assert_array_equal(info["action_mask"], mask)
     assert info["seat"] == env.seat
     assert env.observation_space.contains(obs)
     np.testing.assert_array_equal(obs, env.observer.encode(env.state, env.seat))
     # R13: the learner is asked only on its own turn, and the mask is exactly the legal actions.
-    assert env.state.phase != core.OVER
+    assert env.state.phase != trash.OVER
     assert env.state.current == env.seat
-    assert np.flatnonzero(mask).tolist() == core.legal_actions(env.state)
+    assert np.flatnonzero(mask).tolist() == trash.legal_actions(env.state)
     return mask
 
 
@@ -123,10 +123,10 @@ def play_episode(
     assert "illegal_action" not in info
     assert not env.action_masks().any()
     np.testing.assert_array_equal(info["action_mask"], env.action_masks())
-    assert env.state.phase == core.OVER
+    assert env.state.phase == trash.OVER
     assert terminated != truncated and truncated == env.state.truncated
     assert reward in (-1.0, 0.0, 1.0)
-    assert reward == core.returns(env.state)[env.seat]
+    assert reward == trash.returns(env.state)[env.seat]
     assert reward == expected_reward(env)
     return episode
 
@@ -151,7 +151,7 @@ class Recorder:
             state = self.env.state
             assert view.seat == state.current
             assert view.seat != self.env.seat, "an opponent was asked on the learner's turn"
-            assert view.legal_actions == core.legal_actions(state)
+            assert view.legal_actions == trash.legal_actions(state)
             np.testing.assert_array_equal(view.observation, self.env.observer.encode(state, view.seat))
         assert len(view.legal_actions) >= 2, "an opponent was asked a forced move (R13)"
         assert np.flatnonzero(view.action_mask).tolist() == view.legal_actions
@@ -376,8 +376,8 @@ def test_invalid_opponents_raise(bad):
 
 def test_default_opponent_is_uniform_random_over_legal_actions():
     """The default opponent plays a legal action, uniformly over ``view.legal_actions``."""
-    state = core.new_game(make_config("standard"), np.random.default_rng(0))
-    core.apply_action(state, core.DRAW_STOCK, np.random.default_rng(0))
+    state = trash.new_game(make_config("standard"), np.random.default_rng(0))
+    trash.apply_action(state, trash.DRAW_STOCK, np.random.default_rng(0))
     state.held = 13  # a King (R6): any face-down slot or the discard
     view = SeatView(state, 0, TrashSingleAgentEnv().observer)
     rng = np.random.default_rng(0)
@@ -391,10 +391,10 @@ def test_illegal_opponent_action_is_an_error():
     ``IllegalActionError`` (a ``ValueError``)."""
 
     def cheat(view, rng):
-        return next(a for a in range(core.NUM_ACTIONS) if a not in view.legal_actions)
+        return next(a for a in range(trash.NUM_ACTIONS) if a not in view.legal_actions)
 
     env = TrashSingleAgentEnv("pagat", num_players=2, learner_seat=1, opponents=[cheat])
-    with pytest.raises(core.IllegalActionError):
+    with pytest.raises(trash.IllegalActionError):
         for seed in range(20):
             play_episode(env, seed, np.random.default_rng(seed))
 
@@ -486,7 +486,7 @@ def test_illegal_action_ends_the_episode():
     obs, info = env.reset(seed=0)
     mask = env.action_masks()
     illegal = int(np.flatnonzero(~mask)[0])
-    before = core.clone(env.state)
+    before = trash.clone(env.state)
     obs2, reward, terminated, truncated, info = env.step(illegal)
     assert reward == -2.5
     assert terminated is True and truncated is False
@@ -505,7 +505,7 @@ def test_non_integer_action_raises_value_error(action):
     """A non-integer action is a ``ValueError``; nothing is applied and the episode goes on."""
     env = TrashSingleAgentEnv("standard", num_players=2)
     env.reset(seed=1)
-    before = core.clone(env.state)
+    before = trash.clone(env.state)
     with pytest.raises(ValueError):
         env.step(action)
     assert env.state == before
@@ -555,10 +555,10 @@ def test_seven_up_asks_the_forced_first_move(num_players, match):
     for seed in range(10):
         _, info = env.reset(seed=seed)
         assert info["action_mask"].tolist() == [True] + [False] * 12
-        assert env.state.phase == core.DRAW and env.state.current == env.seat
+        assert env.state.phase == trash.DRAW and env.state.current == env.seat
         _obs, reward, terminated, truncated, info = env.step(0)
         assert terminated or truncated
-        assert reward == core.returns(env.state)[env.seat] == expected_reward(env)
+        assert reward == trash.returns(env.state)[env.seat] == expected_reward(env)
         with pytest.raises(RuntimeError):
             env.step(0)
     assert recorder.calls == []
@@ -594,16 +594,16 @@ def test_stacked_deck_learner_completes_with_forced_moves():
     # ahead through the episode to find that the learner has no real choice, asking seat 0 more.)
     assert log[0] == (0, list(range(2, 13)), 13)
     assert all(seat == 0 and held == 13 for seat, _, held in log)
-    assert env.state.up[0] == [13] + [core.FACE_DOWN] * 9
+    assert env.state.up[0] == [13] + [trash.FACE_DOWN] * 9
     assert env.state.discard == [12]
-    assert env.state.current == 1 and env.state.phase == core.DRAW
+    assert env.state.current == 1 and env.state.phase == trash.DRAW
     assert info["action_mask"].tolist() == [True] + [False] * 12
     asked_in_reset = len(log)
     _obs, reward, terminated, truncated, info = env.step(0)
     assert len(log) == asked_in_reset + 1  # seat 0's final turn (R8), played inside step
     assert log[-1] == (0, list(range(3, 13)), 13)
     assert env.state.up[1] == list(range(1, 11))
-    assert env.state.up[0][:2] == [13, 13] and env.state.up[0][2:] == [core.FACE_DOWN] * 8
+    assert env.state.up[0][:2] == [13, 13] and env.state.up[0][2:] == [trash.FACE_DOWN] * 8
     assert env.state.winners == [1]
     assert (reward, terminated, truncated) == (1.0, True, False)
     assert not info["action_mask"].any()
@@ -623,7 +623,7 @@ def test_stacked_deck_opponent_wins_before_the_learner_moves():
     env = TrashSingleAgentEnv("pagat", learner_seat=1)
     obs, info = env.reset(seed=0, options={"deck": deck})
     assert env.state.deck != deck
-    assert env.state.phase != core.OVER and env.state.current == 1 == env.seat
+    assert env.state.phase != trash.OVER and env.state.current == 1 == env.seat
     assert info["action_mask"].any()
     assert env.observation_space.contains(obs)
     episode = play_episode(env, None, np.random.default_rng(0))

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from trash_env.trash import batched
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.observation import TrashObserver
 
 
-def assert_same_state(state: core.TrashState, batch: batched.TrashBatch, b: int) -> None:
+def assert_same_state(state: trash.TrashState, batch: batched.TrashBatch, b: int) -> None:
     """Every field of the core's state equals the batch's game ``b``."""
     g = batch.arrays
     s = g.s[b]
@@ -19,7 +19,7 @@ def assert_same_state(state: core.TrashState, batch: batched.TrashBatch, b: int)
     assert s[batched.CUR] == state.current, where
     assert s[batched.TURN] == state.turn, where
     assert s[batched.HAND] == state.hand, where
-    if state.phase != core.OVER:
+    if state.phase != trash.OVER:
         assert s[batched.HELD] == state.held, where
     assert g.sizes[b, :n].tolist() == state.sizes, where
     assert g.won[b, :n].tolist() == state.hands_won, where
@@ -34,7 +34,7 @@ def assert_same_state(state: core.TrashState, batch: batched.TrashBatch, b: int)
     assert g.unacc[b].tolist() == state.unaccounted, where
     assert g.hw[b, : s[batched.NHW]].tolist() == state.hand_winners, where
     assert bool(s[batched.TRUNC]) == state.truncated, where
-    if state.phase == core.OVER:
+    if state.phase == trash.OVER:
         assert g.winners[b, : s[batched.NWIN]].tolist() == state.winners, where
 
 
@@ -47,8 +47,8 @@ def play_both(config, batch_size: int, seed: int, steps_cap: int = 100_000) -> d
     rngs = [np.random.default_rng(s) for s in seeds]
     states = []
     for b in range(batch_size):
-        state = core.new_game(config, rngs[b])
-        core.play_forced(state, rngs[b])
+        state = trash.new_game(config, rngs[b])
+        trash.play_forced(state, rngs[b])
         states.append(state)
     observer = TrashObserver(config)
     chooser = np.random.default_rng([seed, 99])
@@ -57,12 +57,12 @@ def play_both(config, batch_size: int, seed: int, steps_cap: int = 100_000) -> d
         actions = np.full(batch_size, -1, np.int64)
         for b, state in enumerate(states):
             assert_same_state(state, batch, b)
-            if state.phase == core.OVER:
-                assert batch.arrays.s[b, batched.PHASE] == core.OVER
+            if state.phase == trash.OVER:
+                assert batch.arrays.s[b, batched.PHASE] == trash.OVER
                 continue
-            legal = core.legal_actions(state)
+            legal = trash.legal_actions(state)
             assert batch.seats[b] == state.current
-            np.testing.assert_array_equal(masks[b], core.action_mask(legal))
+            np.testing.assert_array_equal(masks[b], trash.action_mask(legal))
             np.testing.assert_array_equal(obs[b], observer.encode(state, state.current))
             actions[b] = legal[int(chooser.integers(len(legal)))]
         if (actions < 0).all():
@@ -71,12 +71,12 @@ def play_both(config, batch_size: int, seed: int, steps_cap: int = 100_000) -> d
         for b, state in enumerate(states):
             if actions[b] < 0:
                 continue
-            core.apply_action(state, int(actions[b]), rngs[b])
-            core.play_forced(state, rngs[b])
+            trash.apply_action(state, int(actions[b]), rngs[b])
+            trash.play_forced(state, rngs[b])
             decisions += 1
-            assert bool(dones[b]) == (state.phase == core.OVER)
+            assert bool(dones[b]) == (state.phase == trash.OVER)
             if dones[b]:
-                assert rewards[b].tolist() == core.returns(state)
+                assert rewards[b].tolist() == trash.returns(state)
             else:
                 assert not rewards[b].any()
     else:

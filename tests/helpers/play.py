@@ -12,7 +12,7 @@ from agents.baselines import GreedyAgent
 from agents.commands import play
 from agents.commands import table as play_table
 from trash_env.neighbor import rules as neighbor
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.config import TrashConfig
 from trash_env.trash.observation import TrashObserver
 from trash_env.trash.rules import FACE_DOWN, OVER, TrashState
@@ -57,7 +57,7 @@ class Script:
         if self.answers:
             answer = self.answers.pop(0)
             if answer == "ILLEGAL":
-                answer = f"#{min(set(range(core.NUM_ACTIONS)) - set(last_menu(self.out.getvalue())))}"
+                answer = f"#{min(set(range(trash.NUM_ACTIONS)) - set(last_menu(self.out.getvalue())))}"
             return answer
         if self.autoplay > 0:
             self.autoplay -= 1
@@ -68,13 +68,13 @@ class Script:
 def menu_action(word: str, description: str) -> int:
     """The action number (R13, R14) of a menu line: the word to type and what the move does."""
     if description.startswith("draw from the stock"):
-        return core.DRAW_STOCK
+        return trash.DRAW_STOCK
     if description.startswith("take the discard"):
-        return core.TAKE_DISCARD
+        return trash.TAKE_DISCARD
     if description.startswith("discard"):
-        return core.DISCARD
+        return trash.DISCARD
     if description.startswith("place"):
-        return core.PLACE_SLOT_0 + core.RANK_NAMES.index(word) - 1
+        return trash.PLACE_SLOT_0 + trash.RANK_NAMES.index(word) - 1
     if description.startswith("roll"):
         return neighbor.ROLL_DICE
     if description == "end the turn":
@@ -132,19 +132,19 @@ def choices(config: TrashConfig, deck: list[int], seed: int, human: int, count: 
     rng = play_table.game_rng(seed)
     agent_rngs = [play_table.agent_rng(seed, seat) for seat in range(config.num_players)]
     observer = TrashObserver(config)
-    state = core.new_game(config, rng, deck)
+    state = trash.new_game(config, rng, deck)
     found = []
     while len(found) < count:
-        core.play_forced(state, rng)
+        trash.play_forced(state, rng)
         if state.phase == OVER:
             break
         seat = state.current
         if seat == human:
-            found.append(core.clone(state))
-            action = core.legal_actions(state)[0]
+            found.append(trash.clone(state))
+            action = trash.legal_actions(state)[0]
         else:
             action = GreedyAgent().act(SeatView(state, seat, observer), agent_rngs[seat])
-        core.apply_action(state, action, rng)
+        trash.apply_action(state, action, rng)
     return found
 
 

@@ -35,19 +35,20 @@ from agents.optimal import OptimalAgent
 from trash_env.counter_rng import keyed_generator
 from trash_env.games import NEIGHBOR
 from trash_env.neighbor import batched
-from trash_env.neighbor import rules as core
+from trash_env.neighbor import rules as neighbor
 from trash_env.neighbor.observation import NeighborObserver
 from trash_env.view import SeatView
 
 ROOT = Path(__file__).resolve().parents[2]
-COMPARED = [name for name in core.NeighborState.__slots__ if name not in ("dice", "rolls")]  # the engine keeps no rolls
+# the engine keeps no rolls
+COMPARED = [name for name in neighbor.NeighborState.__slots__ if name not in ("dice", "rolls")]
 
 
 # --------------------------------------------------------------------------
 # Helpers
 
 
-def assert_same_state(expected: core.NeighborState, batch: batched.NeighborBatch, b: int, where: str = "") -> None:
+def assert_same_state(expected: neighbor.NeighborState, batch: batched.NeighborBatch, b: int, where: str = "") -> None:
     """Every field of the core's state (but the rolls, which the engine does not keep) is game ``b``'s."""
     actual = batch.game_state(b)
     for name in COMPARED:
@@ -76,7 +77,7 @@ def optimal(solved) -> OptimalAgent:
 def test_the_engine_rolls_numpys_dice(seed) -> None:
     """R12 as the core rolls: one ``rng.integers(36)`` per roll from ``default_rng(seed)``. The engine's
     PCG64 gives the same totals, and its generator is then in NumPy's very state."""
-    batch = batched.NeighborBatch(core.make_config(), 1, exact=True)
+    batch = batched.NeighborBatch(neighbor.make_config(), 1, exact=True)
     batch.dice[0] = batched.dice_words(seed)
     rng = np.random.default_rng(seed)
     with batch._wrapping():
@@ -95,7 +96,7 @@ def test_lemires_rejection_is_numpys(spare: int) -> None:
     state["has_uint32"], state["uinteger"] = 1, spare
     rng = np.random.Generator(np.random.PCG64())
     rng.bit_generator.state = state
-    batch = batched.NeighborBatch(core.make_config(), 1, exact=True)
+    batch = batched.NeighborBatch(neighbor.make_config(), 1, exact=True)
     batch.dice[0] = batched.state_words(state)
     with batch._wrapping():
         ours = [batched._two_dice(batch.dice, 0) for _ in range(5)]
@@ -107,7 +108,7 @@ def test_lemires_rejection_is_numpys(spare: int) -> None:
 # 2. Exact mode against the core
 
 
-def play_both(config: core.NeighborConfig, batch_size: int, seed: int) -> Counter:
+def play_both(config: neighbor.NeighborConfig, batch_size: int, seed: int) -> Counter:
     """Play ``batch_size`` games through the engine (exact mode) and the core side by side, on the
     dice of ``default_rng([seed, b])`` and with the same uniformly random choices; compare everything
     after every step."""
@@ -115,9 +116,9 @@ def play_both(config: core.NeighborConfig, batch_size: int, seed: int) -> Counte
     seeds = [[seed, b] for b in range(batch_size)]
     obs, masks = batch.reset(seeds)
     rngs = [np.random.default_rng(s) for s in seeds]
-    states = [core.new_game(config) for _ in seeds]
+    states = [neighbor.new_game(config) for _ in seeds]
     for state, rng in zip(states, rngs):
-        core.play_forced(state, rng)
+        neighbor.play_forced(state, rng)
     observer = NeighborObserver(config)
     chooser = np.random.default_rng([seed, 99])
     counts: Counter = Counter()
@@ -129,12 +130,12 @@ def play_both(config: core.NeighborConfig, batch_size: int, seed: int) -> Counte
             assert batch.dice_state(b) == rngs[b].bit_generator.state, where
             if state.over:
                 continue
-            legal = core.legal_actions(state)
+            legal = neighbor.legal_actions(state)
             assert len(legal) >= 2 and batch.seats[b] == state.current and batch.status[b] == len(legal), where
-            np.testing.assert_array_equal(masks[b], core.action_mask(legal), err_msg=where)
+            np.testing.assert_array_equal(masks[b], neighbor.action_mask(legal), err_msg=where)
             np.testing.assert_array_equal(obs[b], observer.encode(state, state.current), err_msg=where)
             actions[b] = legal[int(chooser.integers(len(legal)))]
-            counts["uncover_choices"] += state.phase == core.UNCOVER
+            counts["uncover_choices"] += state.phase == neighbor.UNCOVER
         if (actions < 0).all():
             break
         obs, masks, rewards, dones = batch.step(actions)
@@ -142,13 +143,13 @@ def play_both(config: core.NeighborConfig, batch_size: int, seed: int) -> Counte
             if actions[b] < 0:
                 assert dones[b]  # a finished game keeps its dones and rewards (exact mode)
                 continue
-            core.apply_action(state, int(actions[b]), rngs[b])
-            core.play_forced(state, rngs[b])
+            neighbor.apply_action(state, int(actions[b]), rngs[b])
+            neighbor.play_forced(state, rngs[b])
             counts["decisions"] += 1
-            counts["privileges"] += state.privileged != core.NOBODY  # someone has covered another's roll
+            counts["privileges"] += state.privileged != neighbor.NOBODY  # someone has covered another's roll
             assert bool(dones[b]) == state.over
             if dones[b]:
-                assert rewards[b].tolist() == core.returns(state)
+                assert rewards[b].tolist() == neighbor.returns(state)
                 assert bool(batch.truncs[b]) == state.truncated
                 counts["truncated"] += state.truncated
                 counts["won"] += bool(state.winners)
@@ -163,7 +164,7 @@ def test_exact_mode_matches_the_core_game_by_game(players: int) -> None:
     states (markers, phase, roll, roller, helper, privilege, turn), dice generator, acting seats, masks,
     observations, rewards and ends after every step; the games reach the privilege and the choice of
     marker after a 7."""
-    counts = play_both(core.make_config(num_players=players), 24, seed=players)
+    counts = play_both(neighbor.make_config(num_players=players), 24, seed=players)
     assert counts["won"] == 24 and counts["decisions"] > 500, counts
     assert counts["privileges"] > 200 and counts["uncover_choices"] > 20, counts
 
@@ -171,7 +172,7 @@ def test_exact_mode_matches_the_core_game_by_game(players: int) -> None:
 @pytest.mark.parametrize("players", [2, 5])
 def test_exact_mode_truncates_as_the_core(players: int) -> None:
     """R12 (as R7): with a limit of 12 turns most games are truncated as draws (0 to all), as on the core."""
-    counts = play_both(core.make_config(num_players=players, max_turns=12), 32, seed=40 + players)
+    counts = play_both(neighbor.make_config(num_players=players, max_turns=12), 32, seed=40 + players)
     assert counts["truncated"] > 16, counts
 
 
@@ -184,12 +185,12 @@ def check_new_game(batch: batched.NeighborBatch, b: int, counts: Counter) -> Non
     state) advanced to its first real choice; or, when the whole game would pass without one (R14),
     the fresh game at the first player's forced first roll."""
     rng = batch.dice_generator(b, start=True)
-    expected = core.new_game(batch.config)
-    core.play_forced(expected, rng)
+    expected = neighbor.new_game(batch.config)
+    neighbor.play_forced(expected, rng)
     if expected.over:
-        assert_same_state(core.new_game(batch.config), batch, b, "first move")
+        assert_same_state(neighbor.new_game(batch.config), batch, b, "first move")
         assert batch.dice_state(b) == batch.dice_generator(b, start=True).bit_generator.state
-        assert batch.masks[b].tolist() == core.action_mask([core.ROLL_DICE]).tolist()
+        assert batch.masks[b].tolist() == neighbor.action_mask([neighbor.ROLL_DICE]).tolist()
         counts["first_moves"] += 1
         return
     assert_same_state(expected, batch, b, "new game")
@@ -197,7 +198,7 @@ def check_new_game(batch: batched.NeighborBatch, b: int, counts: Counter) -> Non
     counts["new_games"] += 1
 
 
-def play_fast(config: core.NeighborConfig, batch_size: int, seed: int, steps: int) -> Counter:
+def play_fast(config: neighbor.NeighborConfig, batch_size: int, seed: int, steps: int) -> Counter:
     """Random legal play in fast mode, every seat asked: each step predicted by the core from
     ``game_state(b)`` with a generator at the engine's dice state."""
     batch = batched.NeighborBatch(config, batch_size, seed=seed, parallel=False)
@@ -211,26 +212,26 @@ def play_fast(config: core.NeighborConfig, batch_size: int, seed: int, steps: in
         predictions = []
         for b in range(batch_size):
             state = batch.game_state(b)
-            legal = core.legal_actions(state)
+            legal = neighbor.legal_actions(state)
             where = f"step {step}, game {b}"
             assert batch.seats[b] == state.current, where
-            np.testing.assert_array_equal(masks[b], core.action_mask(legal), err_msg=where)
+            np.testing.assert_array_equal(masks[b], neighbor.action_mask(legal), err_msg=where)
             np.testing.assert_array_equal(obs[b], observer.encode(state, state.current), err_msg=where)
             if len(legal) < 2:  # R14: only the first roll of a game that would pass without a choice
-                assert (state.turn, state.current, state.phase) == (0, 0, core.ROLL), where
+                assert (state.turn, state.current, state.phase) == (0, 0, neighbor.ROLL), where
             rng = batch.dice_generator(b)
-            expected = core.clone(state)
+            expected = neighbor.clone(state)
             predictions.append((expected, rng))
         actions = random_actions(masks, chooser)
         for b, (expected, rng) in enumerate(predictions):
-            core.apply_action(expected, int(actions[b]), rng)
-            core.play_forced(expected, rng)
+            neighbor.apply_action(expected, int(actions[b]), rng)
+            neighbor.play_forced(expected, rng)
         obs, masks, rewards, dones = batch.step(actions)
         for b, (expected, _) in enumerate(predictions):
             where = f"step {step}, game {b}"
             assert bool(dones[b]) == expected.over, where
             if dones[b]:
-                assert rewards[b].tolist() == core.returns(expected), where
+                assert rewards[b].tolist() == neighbor.returns(expected), where
                 assert bool(batch.truncs[b]) == expected.truncated, where
                 counts["ends"] += 1
                 counts["truncated"] += expected.truncated
@@ -247,7 +248,7 @@ def test_fast_mode_matches_the_core_step_by_step(players: int) -> None:
     """R12, R14 in fast mode: the acting seat, mask and observation are the core's for
     ``game_state(b)``, the next state (or the end, its rewards and truncation) is the core's with the
     engine's dice, and every new game is the core's game on its dice."""
-    counts = play_fast(core.make_config(num_players=players), 16, seed=players, steps=150)
+    counts = play_fast(neighbor.make_config(num_players=players), 16, seed=players, steps=150)
     assert counts["ends"] > 5 and counts["steps"] > 1000 and counts["new_games"] > 16, counts
 
 
@@ -255,7 +256,7 @@ def test_fast_mode_asks_a_forced_first_roll_when_the_game_has_no_choice() -> Non
     """R14 (as R13): with a one-turn limit a game whose first roll is a 7 would pass with no choice at
     all: the engine asks that first roll (a mask of one action), and the step ends the game as a
     draw."""
-    counts = play_fast(core.make_config(num_players=3, max_turns=1), 32, seed=5, steps=30)
+    counts = play_fast(neighbor.make_config(num_players=3, max_turns=1), 32, seed=5, steps=30)
     assert counts["first_moves"] > 20 and counts["truncated"] == counts["ends"] > 100, counts
 
 
@@ -263,7 +264,7 @@ def test_fast_mode_asks_a_forced_first_roll_when_the_game_has_no_choice() -> Non
 # 4. The in-engine baselines
 
 
-def agent_choice(agent, state: core.NeighborState, observer: NeighborObserver) -> tuple[int, int]:
+def agent_choice(agent, state: neighbor.NeighborState, observer: NeighborObserver) -> tuple[int, int]:
     """The agent's choice at ``state``, by ``act`` and by ``act_batch`` on the observation."""
     view = SeatView(state, state.current, observer, NEIGHBOR)
     batch_choice = agent.act_batch(view.observation[None], view.action_mask[None], [None])[0]
@@ -276,7 +277,7 @@ def test_in_engine_baselines_choose_as_the_agents(players: int, request: pytest.
     """At the real choices (R14) of random fast-mode positions, the compiled heuristic, roller and (two
     players) optimal pick what NeighborHeuristic, NeighborRoller and OptimalAgent pick, and draw
     nothing; the heuristic's guard (end the turn) and every kind of choice are reached."""
-    config = core.make_config(num_players=players)
+    config = neighbor.make_config(num_players=players)
     agents = {batched.HEURISTIC: NeighborHeuristic(), batched.ROLLER_POLICY: NeighborRoller()}
     tables = None
     if players == 2:
@@ -296,12 +297,12 @@ def test_in_engine_baselines_choose_as_the_agents(players: int, request: pytest.
                 mine = batched._policy(batch.state, batch.rules, rs, ks, batch.tables, b, code, masks[b], count)
                 assert (mine, mine) == agent_choice(agent, state, observer), (code, state)
                 np.testing.assert_array_equal(rs, batch.rng_state)
-                counts[(code, mine == core.END_TURN, state.phase)] += 1
+                counts[(code, mine == neighbor.END_TURN, state.phase)] += 1
         _, masks, _, _ = batch.step(random_actions(masks, chooser))
-    assert counts[(batched.HEURISTIC, True, core.CHOOSE)] > 0, counts  # the guard fires
-    assert counts[(batched.HEURISTIC, False, core.UNCOVER)] > 50, counts
+    assert counts[(batched.HEURISTIC, True, neighbor.CHOOSE)] > 0, counts  # the guard fires
+    assert counts[(batched.HEURISTIC, False, neighbor.UNCOVER)] > 50, counts
     if players == 2:
-        assert counts[(batched.OPTIMAL, True, core.CHOOSE)] > 0, counts
+        assert counts[(batched.OPTIMAL, True, neighbor.CHOOSE)] > 0, counts
 
 
 class CountingDraws:
@@ -332,7 +333,7 @@ def test_exact_games_of_in_engine_baselines_are_the_agents_games(
     """Whole games with every seat inside the engine (exact mode) end exactly as ``play_game`` with the
     agents on the same dice (``default_rng(seed)``) and, for ``random``, each seat's keyed generator:
     same final state and rewards, and one keyed draw per real decision of a random seat."""
-    config = core.make_config(num_players=players)
+    config = neighbor.make_config(num_players=players)
     agents = {"heuristic": NeighborHeuristic(), "roller": NeighborRoller(), "random": RandomAgent()}
     if "optimal" in names:
         agents["optimal"] = request.getfixturevalue("optimal")
@@ -348,7 +349,7 @@ def test_exact_games_of_in_engine_baselines_are_the_agents_games(
         rngs = [CountingDraws(keyed_generator(keys[b, seat])) for seat in range(players)]
         state = play_game(config, [agents[name] for name in lineup], np.random.default_rng(seed), rngs)
         assert_same_state(state, batch, b)
-        assert batch.rewards[b].tolist() == core.returns(state)
+        assert batch.rewards[b].tolist() == neighbor.returns(state)
         assert batch.streams[b, :players, batched.DRAWS].tolist() == [rng.draws for rng in rngs]
         draws += sum(rng.draws for rng in rngs)
     assert (draws > 50) == ("random" in names)
@@ -357,7 +358,7 @@ def test_exact_games_of_in_engine_baselines_are_the_agents_games(
 def test_exact_random_needs_its_draw_keys() -> None:
     """Exact mode's random has no stream of its own: without ``draw_keys`` (or with the wrong shape)
     ``reset`` is a ValueError; a batch without random seats needs none."""
-    config = core.make_config()
+    config = neighbor.make_config()
     batch = batched.NeighborBatch(config, 2, exact=True, policies=["random", "heuristic"])
     with pytest.raises(ValueError, match="draw_keys"):
         batch.reset([[0, 0], [0, 1]])
@@ -368,7 +369,7 @@ def test_exact_random_needs_its_draw_keys() -> None:
 
 def test_fast_random_is_legal_and_uniform() -> None:
     """The fast mode's random policy returns legal actions, about uniformly."""
-    config = core.make_config(num_players=2)
+    config = neighbor.make_config(num_players=2)
     batch = batched.NeighborBatch(config, 64, seed=5, parallel=False)
     _, masks = batch.reset()
     chooser = np.random.default_rng(0)
@@ -397,7 +398,7 @@ def test_single_agent_batch_asks_only_the_learner() -> None:
     """Only the learner is asked, at real choices (R14); each episode draws the learner's seat and its
     opponents; a finished game's ``learner_rewards`` is the learner's reward (R12) and ``final_obs``
     its view of the end."""
-    config = core.make_config(num_players=3)
+    config = neighbor.make_config(num_players=3)
     pool = ["random", "heuristic", "roller"]
     batch = batched.NeighborBatch(config, 64, seed=9, opponents=pool, parallel=False)
     observer = NeighborObserver(config)
@@ -431,7 +432,7 @@ def test_single_agent_batch_against_the_core(players: int, learner: int) -> None
     followed by the opponents' choices (the agents') and forced moves (R14) is the core's on the
     engine's dice: the same next state, or the same end with the learner's reward and its final
     observation."""
-    config = core.make_config(num_players=players)
+    config = neighbor.make_config(num_players=players)
     agents = {batched.HEURISTIC: NeighborHeuristic(), batched.ROLLER_POLICY: NeighborRoller()}
     batch = batched.NeighborBatch(config, 24, seed=4, opponents=["heuristic", "roller"], learner_seat=learner)
     observer = NeighborObserver(config)
@@ -445,22 +446,22 @@ def test_single_agent_batch_against_the_core(players: int, learner: int) -> None
         for b in range(batch.batch_size):
             state = batch.game_state(b)
             np.testing.assert_array_equal(obs[b], observer.encode(state, learner))
-            expected, rng = core.clone(state), batch.dice_generator(b)
-            core.apply_action(expected, int(actions[b]), rng)
+            expected, rng = neighbor.clone(state), batch.dice_generator(b)
+            neighbor.apply_action(expected, int(actions[b]), rng)
             while not expected.over:
-                action = core.forced_action(expected)
+                action = neighbor.forced_action(expected)
                 if action < 0:
                     if expected.current == learner:
                         break
                     agent = agents[int(batch.policies[b, expected.current])]
                     action = agent.act(SeatView(expected, expected.current, observer, NEIGHBOR), None)
-                core.apply_action(expected, action, rng)
+                neighbor.apply_action(expected, action, rng)
             predictions.append(expected)
         obs, masks, rewards, dones = batch.step(actions)
         for b, expected in enumerate(predictions):
             assert bool(dones[b]) == expected.over
             if dones[b]:
-                returns = core.returns(expected)
+                returns = neighbor.returns(expected)
                 assert rewards[b].tolist() == returns
                 assert batch.learner_rewards[b] == returns[learner]
                 np.testing.assert_array_equal(batch.final_obs[b], observer.encode(expected, learner))
@@ -475,20 +476,20 @@ def test_the_learners_forced_first_move_and_a_learner_that_never_moves() -> None
     """R14 (as R13) for the single agent: with a two-turn limit the learner in seat 1 has one turn; when
     its first roll is a 7 it would have no choice at all, so that roll is asked (one legal action).
     With a one-turn limit seat 1 never moves: a RuntimeError, not a game nobody is asked in."""
-    config = core.make_config(num_players=2, max_turns=2)
+    config = neighbor.make_config(num_players=2, max_turns=2)
     batch = batched.NeighborBatch(config, 64, seed=3, opponents=["heuristic"], learner_seat=1)
     _, masks = batch.reset()
     forced = 0
     for _ in range(20):
         for b in np.flatnonzero(masks.sum(axis=1) == 1):
             state = batch.game_state(b)
-            assert (state.turn, state.current, state.phase) == (1, 1, core.ROLL)
+            assert (state.turn, state.current, state.phase) == (1, 1, neighbor.ROLL)
             forced += 1
         _, masks, _, dones = batch.step(masks.argmax(axis=1))  # roll (again)
         assert batch.truncs[dones].all()  # the learner's turn is the last: its end ends the game
     assert forced > 50
     with pytest.raises(RuntimeError, match="no game in 1000 gave the learner a move"):
-        batched.NeighborBatch(core.make_config(max_turns=1), 4, opponents=["random"], learner_seat=1).reset()
+        batched.NeighborBatch(neighbor.make_config(max_turns=1), 4, opponents=["random"], learner_seat=1).reset()
 
 
 # --------------------------------------------------------------------------
@@ -517,7 +518,7 @@ def assert_same_trace(one: list[tuple[np.ndarray, ...]], other: list[tuple[np.nd
 @pytest.mark.parametrize("kwargs", [{}, {"opponents": ["random", "heuristic", "roller"]}], ids=["asked", "single"])
 def test_parallel_and_serial_kernels_agree(kwargs: dict) -> None:
     """Each game has its own generators, so spreading games over threads changes nothing."""
-    config = core.make_config(num_players=3)
+    config = neighbor.make_config(num_players=3)
     traces = [
         run_batch(batched.NeighborBatch(config, 300, seed=7, parallel=parallel, **kwargs), 60, seed=1)
         for parallel in (True, False)
@@ -527,7 +528,7 @@ def test_parallel_and_serial_kernels_agree(kwargs: dict) -> None:
 
 
 def test_same_seed_same_games_other_seed_other_games() -> None:
-    config = core.make_config(num_players=4)
+    config = neighbor.make_config(num_players=4)
     one = run_batch(batched.NeighborBatch(config, 32, seed=7), 80, seed=2)
     assert_same_trace(one, run_batch(batched.NeighborBatch(config, 32, seed=7), 80, seed=2))
     reseeded = batched.NeighborBatch(config, 32, seed=123)
@@ -539,7 +540,7 @@ def test_same_seed_same_games_other_seed_other_games() -> None:
 
 def test_a_game_does_not_depend_on_the_other_games() -> None:
     """The same generator states give the same game in a batch of 4 and in a batch of 12."""
-    config = core.make_config(num_players=2)
+    config = neighbor.make_config(num_players=2)
     small = batched.NeighborBatch(config, 4, seed=1, parallel=False)
     large = batched.NeighborBatch(config, 12, seed=2, parallel=True)
     large.rng_state[3:7] = small.rng_state
@@ -581,7 +582,7 @@ def test_a_game_does_not_depend_on_the_other_games() -> None:
 )
 def test_bad_arguments_are_refused(players: int, kwargs: dict, message: str) -> None:
     kwargs = {"batch_size": 4, **kwargs}
-    config = core.make_config(num_players=players, max_turns=kwargs.pop("max_turns", None))
+    config = neighbor.make_config(num_players=players, max_turns=kwargs.pop("max_turns", None))
     with pytest.raises(ValueError, match=message):
         batched.NeighborBatch(config, **kwargs)
 
@@ -591,13 +592,13 @@ def test_other_arguments_are_refused() -> None:
 
     with pytest.raises(ValueError, match="NeighborConfig"):
         batched.NeighborBatch(trash_config("standard"), 4)
-    batch = batched.NeighborBatch(core.make_config(), 3, exact=True)
+    batch = batched.NeighborBatch(neighbor.make_config(), 3, exact=True)
     with pytest.raises(ValueError, match="seed"):
         batch.reset()
     with pytest.raises(ValueError, match="seed"):
         batch.reset([1, 2])
     with pytest.raises(ValueError, match="neither in-engine baselines"):
-        batched.NeighborBatch(core.make_config(), 3, opponents=["random"]).set_pool([7])
+        batched.NeighborBatch(neighbor.make_config(), 3, opponents=["random"]).set_pool([7])
 
 
 DIFFERENTIAL = """
@@ -660,7 +661,7 @@ def test_batched_evaluation_plays_the_scalar_games(
     deterministically and random drawing from the keyed streams, the very same games: the results
     list of ``engine="batched"`` is ``engine="scalar"``'s, field by field, and ``auto`` plays on the
     engine."""
-    config = core.make_config(num_players=players, **rules)
+    config = neighbor.make_config(num_players=players, **rules)
     scalar = run_pairings(config, pairs, deals, seed=7, duplicate=duplicate, engine="scalar")
     assert batched_calls == []
     assert run_pairings(config, pairs, deals, seed=7, duplicate=duplicate, engine="batched") == scalar
@@ -677,7 +678,7 @@ def test_batched_evaluation_of_optimal_and_learned_policies(optimal: OptimalAgen
     ``act_batch``) play the scalar games on the engine too."""
     from agents.registry import make_agent
 
-    config = core.make_config(num_players=2)
+    config = neighbor.make_config(num_players=2)
     policy = make_agent("shipped:hyn-2p-maskable-ppo", "help_your_neighbor")
     prebuilt = {"optimal": optimal, "policy": policy}
     pairs = [("optimal", "heuristic"), ("policy", "random"), ("policy", "optimal")]

@@ -26,7 +26,7 @@ from agents.baselines import GreedyAgent, RandomAgent
 from agents.heuristic import NeighborHeuristic
 from agents.registry import make_agent
 from trash_env.neighbor import batched
-from trash_env.neighbor import rules as core
+from trash_env.neighbor import rules as neighbor
 from trash_env.neighbor.observation import NeighborObserver
 from trash_env.neighbor.vec_env import NeighborVecEnv
 
@@ -54,12 +54,12 @@ def checked_rollout(env: NeighborVecEnv, steps: int, seed: int) -> dict[str, int
     for _ in range(steps):
         assert obs.shape == (n, observer.size) and obs.dtype == np.float32 and 0 <= obs.min() <= obs.max() <= 1
         masks = env.action_masks()
-        assert masks.dtype == np.bool_ and masks.shape == (n, core.NUM_ACTIONS)
+        assert masks.dtype == np.bool_ and masks.shape == (n, neighbor.NUM_ACTIONS)
         np.testing.assert_array_equal(np.stack(env.env_method("action_masks")), masks)
         legal = masks.sum(axis=1)
         assert (legal >= 1).all() and (legal[~first] >= 2).all()
         counts["forced_first"] += int((legal == 1).sum())
-        assert_learners_see_the_cores(env, obs, masks, observer, core)
+        assert_learners_see_the_cores(env, obs, masks, observer, neighbor)
         obs, rewards, dones, infos = env.step(random_legal(masks, rng))
         assert rewards.shape == (n,) and dones.shape == (n,) and dones.dtype == np.bool_ and len(infos) == n
         assert (rewards[~dones] == 0).all()
@@ -279,15 +279,15 @@ def test_train_batched_help_your_neighbor(train: ModuleType, tmp_path: Path) -> 
     train.check_batched(args)
     env = train.make_vec_env_for(args, []).venv
     assert isinstance(env, NeighborVecEnv) and env.num_envs == 5
-    assert env.config == train.build_config(args) == core.make_config(num_players=3, max_turns=50)
+    assert env.config == train.build_config(args) == neighbor.make_config(num_players=3, max_turns=50)
     assert env.batch.pool.tolist() == [batched.POLICY_CODES[name] for name in ("random", "heuristic")]
     result = train.train(tiny_args(train, tmp_path / "out"))
     assert result.timesteps == 2048
     agent = make_agent(str(result.policy), "help_your_neighbor")
-    assert agent.metadata["config"] == core.make_config().to_dict()
+    assert agent.metadata["config"] == neighbor.make_config().to_dict()
     from agents.evaluation.duplicate import run_pairings
 
-    games = run_pairings(core.make_config(), [("policy", "heuristic")], 10, seed=1, prebuilt={"policy": agent})
+    games = run_pairings(neighbor.make_config(), [("policy", "heuristic")], 10, seed=1, prebuilt={"policy": agent})
     assert len(games) == 20
 
 

@@ -31,7 +31,7 @@ from trash_env import openspiel as osp  # noqa: E402
 from trash_env.games import NEIGHBOR  # noqa: E402
 from trash_env.neighbor import rules as neighbor  # noqa: E402
 from trash_env.neighbor.observation import NeighborObserver  # noqa: E402
-from trash_env.trash import rules as core  # noqa: E402
+from trash_env.trash import rules as trash  # noqa: E402
 from trash_env.trash.belief import sample_hidden_state  # noqa: E402
 from trash_env.trash.config import make_config  # noqa: E402
 from trash_env.trash.observation import TrashObserver  # noqa: E402
@@ -43,20 +43,20 @@ def reduced(preset: str = "micro"):
     return pyspiel.load_game(osp.TRASH_NAME, {"preset": preset})
 
 
-def trash_positions(count: int, seed: int = 0) -> list[core.TrashState]:
+def trash_positions(count: int, seed: int = 0) -> list[trash.TrashState]:
     """Tables of the standard two-player Trash at real choices (R13), from random play."""
     config, rng = make_config(), np.random.default_rng(seed)
     found = []
     while len(found) < count:
-        state = core.new_game(config, rng)
+        state = trash.new_game(config, rng)
         while not state.over and len(found) < count:
-            core.play_forced(state, rng)
+            trash.play_forced(state, rng)
             if state.over:
                 break
             if rng.random() < 0.2:
-                found.append(core.clone(state))
-            legal = core.legal_actions(state)
-            core.apply_action(state, legal[int(rng.integers(len(legal)))], rng)
+                found.append(trash.clone(state))
+            legal = trash.legal_actions(state)
+            trash.apply_action(state, legal[int(rng.integers(len(legal)))], rng)
     return found
 
 
@@ -139,7 +139,7 @@ def test_openspiel_ismcts_beats_random_at_trash() -> None:
 # ISMCTS does not peek
 
 
-def permuted(table: core.TrashState, seed: int) -> core.TrashState:
+def permuted(table: trash.TrashState, seed: int) -> trash.TrashState:
     """The table with its hidden cards arranged otherwise, consistently with everything public."""
     other = sample_hidden_state(table, np.random.default_rng(seed))
     assert TrashObserver(table.config).encode(other, table.current).tolist() == (
@@ -159,7 +159,7 @@ def test_openspiel_ismcts_decides_the_same_whatever_the_hidden_cards() -> None:
         actions = [
             bot.act(SeatView(t, t.current, observer), np.random.default_rng([number, 9])) for t in (table, other)
         ]
-        assert actions[0] == actions[1] and actions[0] in core.legal_actions(table), number
+        assert actions[0] == actions[1] and actions[0] in trash.legal_actions(table), number
     assert moved == len(tables)  # the hidden cards did change, every time
 
 
@@ -244,23 +244,23 @@ def test_a_card_is_drawn_when_it_turns_face_up() -> None:
     """R4: the first draw waits for its card, any of the 52 (4 of each rank); R5: the Ace placed in
     its face-down slot turns up a card, any of the 51 left (R15's unaccounted cards)."""
     state = reduced("tiny").new_initial_state()
-    assert not state.is_chance_node() and state.legal_actions() == [core.DRAW_STOCK]
-    state.apply_action(core.DRAW_STOCK)
+    assert not state.is_chance_node() and state.legal_actions() == [trash.DRAW_STOCK]
+    state.apply_action(trash.DRAW_STOCK)
     assert state.is_chance_node() and state.chance_kind == osp.REVEAL
     assert state.chance_outcomes() == [(rank, 4 / 52) for rank in range(1, 14)]
     state.apply_action(1)  # an Ace
-    assert state.game_state.held == 1 and state.legal_actions() == [core.PLACE_SLOT_0]
-    state.apply_action(core.PLACE_SLOT_0)
+    assert state.game_state.held == 1 and state.legal_actions() == [trash.PLACE_SLOT_0]
+    state.apply_action(trash.PLACE_SLOT_0)
     assert dict(state.chance_outcomes()) == {rank: (3 if rank == 1 else 4) / 51 for rank in range(1, 14)}
     state.apply_action(2)  # a Two turns up, and must go on its slot, completing the layout
-    assert state.game_state.held == 2 and state.legal_actions() == [core.PLACE_SLOT_0 + 1]
-    state.apply_action(core.PLACE_SLOT_0 + 1)
+    assert state.game_state.held == 2 and state.legal_actions() == [trash.PLACE_SLOT_0 + 1]
+    state.apply_action(trash.PLACE_SLOT_0 + 1)
     state.apply_action(13)  # the last face-down card is a King: the layout is complete (R5)
     assert state.is_terminal() and state.returns() == [1.0, -1.0]  # no final round (R8)
     assert state.information_state_string(1) == "0:0:A:- 0:2:2:- 0:3:-:K"
     with pytest.raises(ValueError, match="not the rank of a card the move may turn up"):
         blocked = reduced("tiny").new_initial_state()
-        blocked.apply_action(core.DRAW_STOCK)
+        blocked.apply_action(trash.DRAW_STOCK)
         blocked.apply_action(0)  # no Jokers in this deck
 
 
@@ -277,7 +277,7 @@ def test_the_hidden_placeholders_stay_consistent_with_the_counts() -> None:
             else:
                 state.apply_action(int(rng.choice(state.legal_actions())))
             table = state.game_state
-            hidden = np.bincount(table.hidden_cards(), minlength=core.NUM_RANKS)
+            hidden = np.bincount(table.hidden_cards(), minlength=trash.NUM_RANKS)
             assert hidden.tolist() == [u + k for u, k in zip(table.unaccounted, table.known_stock)]
 
 
@@ -285,21 +285,21 @@ def test_a_reshuffle_turns_up_one_of_the_discarded_cards() -> None:
     """R7 in a reduced game: a draw from an empty stock reshuffles the discard pile but its top, and
     the card drawn is one of those; the stock is then known (R15) and the next draw one of it."""
     game = reduced("micro")
-    table = core.new_game(game.config, np.random.default_rng(0))
+    table = trash.new_game(game.config, np.random.default_rng(0))
     cards = table.stock
     table.stock, table.discard = [], cards  # every stock card on the discard pile, face up
     for card in cards:
         table.unaccounted[card] -= 1
     state = game.state_at(table)
-    state.apply_action(core.DRAW_STOCK)
-    expected = np.bincount(cards[:-1], minlength=core.NUM_RANKS) / (len(cards) - 1)
+    state.apply_action(trash.DRAW_STOCK)
+    expected = np.bincount(cards[:-1], minlength=trash.NUM_RANKS) / (len(cards) - 1)
     assert dict(state.chance_outcomes()) == {rank: p for rank, p in enumerate(expected) if p}
     state.apply_action(12)  # a Queen: no use in a one-slot layout
     after = state.game_state
     assert after.held == 12 and after.discard == cards[-1:] and len(after.stock) == len(cards) - 2
-    assert after.known_stock == np.bincount(after.stock, minlength=core.NUM_RANKS).tolist()
-    state.apply_action(core.DISCARD)
-    state.apply_action(core.DRAW_STOCK)  # the other seat draws from the known stock
+    assert after.known_stock == np.bincount(after.stock, minlength=trash.NUM_RANKS).tolist()
+    state.apply_action(trash.DISCARD)
+    state.apply_action(trash.DRAW_STOCK)  # the other seat draws from the known stock
     now = state.game_state
     known = np.array(now.known_stock) / len(now.stock)
     assert dict(state.chance_outcomes()) == {rank: p for rank, p in enumerate(known) if p}
@@ -313,7 +313,7 @@ def test_the_reduced_game_has_the_value_of_the_core_game() -> None:
     exact = expected_game_score.policy_value(game.new_initial_state(), [greedy, uniform])[0]
     agents, rng = [make_agent("greedy"), make_agent("random")], np.random.default_rng(0)
     scores = [
-        core.returns(play_game(game.config, agents, rng, [rng, rng]))[0] for _ in range(2000)
+        trash.returns(play_game(game.config, agents, rng, [rng, rng]))[0] for _ in range(2000)
     ]  # fmt: skip
     error = np.std(scores) / np.sqrt(len(scores))
     assert abs(np.mean(scores) - exact) < 4 * error and 0.0 < exact < 1.0
@@ -354,8 +354,8 @@ def test_an_agent_policy_reads_the_agent_at_its_seat() -> None:
     game = reduced("tiny")
     state = game.new_initial_state()
     policy = AgentPolicy(game, make_agent("random"))
-    assert policy.action_probabilities(state) == {core.DRAW_STOCK: 1.0}
-    state.apply_action(core.DRAW_STOCK)
+    assert policy.action_probabilities(state) == {trash.DRAW_STOCK: 1.0}
+    state.apply_action(trash.DRAW_STOCK)
     state.apply_action(13)  # a King: place it on either slot, or discard it (R5, R6)
     legal = state.legal_actions()
     assert policy.action_probabilities(state) == {a: 1 / 3 for a in legal}

@@ -27,7 +27,7 @@ from trash_env import help_your_neighbor_v0, trash_v0  # noqa: E402
 from trash_env import openspiel as osp  # noqa: E402
 from trash_env.neighbor import rules as neighbor  # noqa: E402
 from trash_env.neighbor.observation import neighbor_pieces  # noqa: E402
-from trash_env.trash import rules as core  # noqa: E402
+from trash_env.trash import rules as trash  # noqa: E402
 from trash_env.trash.config import make_config  # noqa: E402
 from trash_env.trash.observation import TrashObserver, observation_pieces  # noqa: E402
 
@@ -51,7 +51,7 @@ def draw_cards(state, cards) -> None:
         state.apply_action(int(card))
 
 
-def env_draws(state, table: core.TrashState) -> list[int]:
+def env_draws(state, table: trash.TrashState) -> list[int]:
     """The cards the env's core drew for the shuffle ``state`` waits on: the deck of the hand just
     dealt (R3, R9), or the reshuffled stock, its top (now the held card) first (R7)."""
     if state.chance_kind == osp.DEAL:
@@ -87,8 +87,8 @@ def test_python_trash_declares_an_imperfect_information_game_with_chance() -> No
     assert (kind.min_num_players, kind.max_num_players) == (2, 8)
     assert kind.provides_information_state_string and kind.provides_information_state_tensor
     assert kind.provides_observation_string and kind.provides_observation_tensor
-    assert game.num_distinct_actions() == core.NUM_ACTIONS == 13
-    assert game.max_chance_outcomes() == core.NUM_RANKS == 14
+    assert game.num_distinct_actions() == trash.NUM_ACTIONS == 13
+    assert game.max_chance_outcomes() == trash.NUM_RANKS == 14
     assert (game.min_utility(), game.max_utility(), game.utility_sum()) == (-1.0, 1.0, None)
     assert game.max_game_length() == 23 * config.max_turns
     assert game.max_chance_nodes_in_history() == 52 * (2 * config.max_turns + 1)
@@ -192,7 +192,7 @@ def test_serialization_and_pickling_restore_the_state_hidden_cards_included() ->
 def test_the_deal_draws_the_deck_card_by_card_and_deals_it_as_the_core_does() -> None:
     """R3: the deck drawn at the chance nodes is dealt as ``new_game`` deals that deck."""
     config = make_config()
-    deck = core.shuffled_deck(config, np.random.default_rng(3))
+    deck = trash.shuffled_deck(config, np.random.default_rng(3))
     state = trash_game().new_initial_state()
     assert state.is_chance_node() and state.chance_kind == osp.DEAL and state.game_state is None
     assert state.chance_outcomes() == [(rank, 4 / 52) for rank in range(1, 14)]  # no Jokers
@@ -201,8 +201,8 @@ def test_the_deal_draws_the_deck_card_by_card_and_deals_it_as_the_core_does() ->
     assert outcomes[deck[0]] == pytest.approx((4 - deck[:5].count(deck[0])) / 47)
     assert sum(outcomes.values()) == pytest.approx(1.0)
     start(state, deck[5:])
-    assert state.game_state == core.new_game(config, None, deck)
-    assert state.current_player() == 0 and state.legal_actions() == [core.DRAW_STOCK]
+    assert state.game_state == trash.new_game(config, None, deck)
+    assert state.current_player() == 0 and state.legal_actions() == [trash.DRAW_STOCK]
     assert state.history() == deck
 
 
@@ -226,7 +226,7 @@ def test_a_reshuffle_draws_the_new_stock_top_first() -> None:
     draw_cards(state, order)
     after = state.game_state
     assert after.held == order[0] and after.stock == order[:0:-1] and after.discard == table.discard[-1:]
-    assert after.known_stock == [Counter(order[1:])[rank] for rank in range(core.NUM_RANKS)]  # R15
+    assert after.known_stock == [Counter(order[1:])[rank] for rank in range(trash.NUM_RANKS)]  # R15
 
 
 def test_a_roll_waits_for_its_dice() -> None:
@@ -246,10 +246,10 @@ def test_a_roll_waits_for_its_dice() -> None:
 
 def test_an_illegal_move_or_outcome_is_refused_and_changes_nothing() -> None:
     state = trash_game().new_initial_state()
-    start(state, core.shuffled_deck(make_config(), np.random.default_rng(0)))
+    start(state, trash.shuffled_deck(make_config(), np.random.default_rng(0)))
     before, history = str(state), state.history()
-    with pytest.raises(core.IllegalActionError, match="illegal for seat 0"):
-        state.apply_action(core.DISCARD)
+    with pytest.raises(trash.IllegalActionError, match="illegal for seat 0"):
+        state.apply_action(trash.DISCARD)
     assert str(state) == before and state.history() == history
     fresh = trash_game().new_initial_state()
     with pytest.raises(ValueError, match="not the rank of a card left to draw"):
@@ -360,11 +360,11 @@ def test_trash_strings_show_the_public_table_and_the_public_history() -> None:
     config = make_config()
     state = game.new_initial_state()
     assert state.observation_tensor(0) == [0.0] * TrashObserver(config).size  # nothing dealt yet
-    start(state, core.shuffled_deck(config, np.random.default_rng(1)))
+    start(state, trash.shuffled_deck(config, np.random.default_rng(1)))
     assert state.information_state_string(0) == ""
-    state.apply_action(core.DRAW_STOCK)
+    state.apply_action(trash.DRAW_STOCK)
     table = state.game_state
-    held = core.RANK_NAMES[table.held]
+    held = trash.RANK_NAMES[table.held]
     assert state.information_state_string(0) == state.information_state_string(1) == f"0:0:{held}:-"
     text = state.observation_string(1)
     assert text.startswith("Trash  hand 1  turn 1/1000  player_0 to act (place)") and "unaccounted A:" in text

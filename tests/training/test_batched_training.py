@@ -37,7 +37,7 @@ from agents.registry import make_agent
 from trash_env import TrashSingleAgentEnv
 from trash_env.neighbor.rules import make_config as neighbor_config
 from trash_env.trash import batched
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.config import make_config
 from trash_env.trash.observation import TrashObserver
 from trash_env.trash.vec_env import TrashVecEnv
@@ -88,13 +88,13 @@ def checked_rollout(env: TrashVecEnv, steps: int, seed: int) -> dict[str, int]:
     counts = {"episodes": 0, "truncated": 0, "forced_first": 0, "wins": 0, "losses": 0}
     for _ in range(steps):
         masks = env.action_masks()
-        assert masks.dtype == np.bool_ and masks.shape == (n, core.NUM_ACTIONS)
+        assert masks.dtype == np.bool_ and masks.shape == (n, trash.NUM_ACTIONS)
         np.testing.assert_array_equal(np.stack(env.env_method("action_masks")), masks)
         legal = masks.sum(axis=1)
         assert (legal >= 1).all()
         assert (legal[~first] >= 2).all(), "the learner was asked a forced move after its first (R13)"
         counts["forced_first"] += int((legal == 1).sum())
-        assert_learners_see_the_cores(env, obs, masks, observer, core)
+        assert_learners_see_the_cores(env, obs, masks, observer, trash)
 
         obs, rewards, dones, infos = env.step(random_legal(masks, rng))
         check_observations(env, obs)
@@ -174,7 +174,7 @@ def test_truncation_sets_timelimit_truncated_and_deals_a_new_game() -> None:
         _, rewards, dones, infos = env.step(random_legal(env.action_masks(), rng))
         turns = env.batch.state[:, batched.TURN]
         assert (turns < 6).all()
-        assert (env.batch.state[:, batched.PHASE] != core.OVER).all()
+        assert (env.batch.state[:, batched.PHASE] != trash.OVER).all()
         for b in np.flatnonzero(dones):
             assert infos[b]["TimeLimit.truncated"] == bool(rewards[b] == 0.0)
 
@@ -202,7 +202,7 @@ def test_illegal_actions_raise_a_value_error_naming_the_game() -> None:
     env.reset()
     masks = env.action_masks()
     state = env.batch.state.copy()
-    cases = {2: int(np.flatnonzero(~masks[2])[0]), 1: core.NUM_ACTIONS, 3: -1}
+    cases = {2: int(np.flatnonzero(~masks[2])[0]), 1: trash.NUM_ACTIONS, 3: -1}
     for game, action in cases.items():
         actions = lowest_legal(masks)
         actions[game] = action
@@ -323,7 +323,7 @@ class CheckedAsked(Agent):
             assert seat != int(env.batch.state[row, batched.LEARNER])
             np.testing.assert_array_equal(obs, observer.encode(state, seat))
             np.testing.assert_array_equal(
-                np.asarray(mask, bool), core.action_mask(core.legal_actions(state)).astype(bool)
+                np.asarray(mask, bool), trash.action_mask(trash.legal_actions(state)).astype(bool)
             )
         self.calls += 1
         self.decisions += len(observations)

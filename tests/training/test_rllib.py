@@ -17,11 +17,11 @@ pytest.importorskip("ray.rllib")
 
 from agents.commands import evaluate
 from agents.registry import make_agent
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.config import make_config
 from trash_env.trash.rllib_env import TrashRLlibEnv
 
-NUM_ACTIONS = core.NUM_ACTIONS
+NUM_ACTIONS = trash.NUM_ACTIONS
 
 
 def play_episode(env: TrashRLlibEnv, rng: np.random.Generator) -> dict[str, object]:
@@ -39,7 +39,7 @@ def play_episode(env: TrashRLlibEnv, rng: np.random.Generator) -> dict[str, obje
         assert env.observation_space[agent].contains(observation)
         legal = np.flatnonzero(observation["action_mask"])
         assert len(legal) >= 1
-        assert list(legal) == core.legal_actions(env.env.game_state)
+        assert list(legal) == trash.legal_actions(env.env.game_state)
         seen[agent] += 1
         obs, rewards, terminated, truncated, _ = env.step({agent: int(rng.choice(legal))})
         for name, reward in rewards.items():
@@ -66,7 +66,7 @@ def test_environment_exposes_the_learner_seats_with_masks(opponents, num_players
         episode = play_episode(env, rng)
         state = episode["state"]
         assert state.over
-        expected = dict(zip(env.env.possible_agents, core.returns(state)))
+        expected = dict(zip(env.env.possible_agents, trash.returns(state)))
         for name in env.learners:
             assert episode["returns"][name] == expected[name]
         if opponents:
@@ -192,7 +192,7 @@ def test_tiny_run_on_local_ray_and_the_exported_policy_round_trip(tmp_path: Path
         make_agent(str(broken))
 
     # The agent is RLlib's own module: the same logits as RLlib's loader gives, without its pickles.
-    from ray.rllib.core.rl_module.rl_module import RLModule
+    from ray.rllib.trash.rl_module.rl_module import RLModule
 
     rllib_module = RLModule.from_checkpoint(str((policy / "module").resolve()))
     observations = torch.rand(5, metadata["observation_size"])

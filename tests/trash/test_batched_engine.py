@@ -25,7 +25,7 @@ from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
 from agents.evaluation.games import play_game
 from trash_env.counter_rng import keyed_generator
 from trash_env.trash import batched
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.belief import public_view
 from trash_env.trash.config import PRESETS, make_config
 from trash_env.trash.observation import TrashObserver
@@ -55,25 +55,25 @@ class RecordingRng:
         return self.rng.permutation(n)
 
 
-def assert_states_equal(expected: core.TrashState, actual: core.TrashState, where: str) -> None:
+def assert_states_equal(expected: trash.TrashState, actual: trash.TrashState, where: str) -> None:
     """Every field of the core's state (but the deck record, which ``game_state`` leaves empty)."""
-    for name in core.TrashState.__slots__:
+    for name in trash.TrashState.__slots__:
         if name == "deck":
             continue
         assert getattr(actual, name) == getattr(expected, name), f"{where}: {name}"
 
 
-def check_conservation(state: core.TrashState, where: str) -> None:
+def check_conservation(state: trash.TrashState, where: str) -> None:
     """R1: the table holds exactly the configured cards; R15: the hidden cards (face down or in
     the stock) are those counted as unaccounted or known to be in the stock."""
-    counts = [0] * core.NUM_RANKS
-    hidden = [0] * core.NUM_RANKS
+    counts = [0] * trash.NUM_RANKS
+    hidden = [0] * trash.NUM_RANKS
     for seat in range(state.num_players):
         up = state.up[seat]
         assert len(up) == state.sizes[seat], where
-        assert state.face_down[seat] == up.count(core.FACE_DOWN), where
+        assert state.face_down[seat] == up.count(trash.FACE_DOWN), where
         for value, card in zip(up, state.down[seat]):
-            if value == core.FACE_DOWN:
+            if value == trash.FACE_DOWN:
                 counts[card] += 1
                 hidden[card] += 1
             else:
@@ -83,7 +83,7 @@ def check_conservation(state: core.TrashState, where: str) -> None:
         hidden[card] += 1
     for card in state.discard:
         counts[card] += 1
-    if state.held != core.NO_CARD:
+    if state.held != trash.NO_CARD:
         counts[state.held] += 1
     assert counts == list(state.config.copies_per_rank), where
     assert hidden == [u + k for u, k in zip(state.unaccounted, state.known_stock)], where
@@ -107,11 +107,11 @@ def check_new_game(batch: batched.TrashBatch, b: int, stats: Counter) -> None:
     config = batch.config
     state = batch.game_state(b)
     where = f"new game {b}"
-    fresh = core.new_game(config, np.random.default_rng(0), dealt_deck(batch, b))
-    expected = core.clone(fresh)
+    fresh = trash.new_game(config, np.random.default_rng(0), dealt_deck(batch, b))
+    expected = trash.clone(fresh)
     rng = RecordingRng()
-    core.play_forced(expected, rng)
-    if state.turn == 0 and state.phase == core.DRAW and not state.discard:  # only the draw is legal
+    trash.play_forced(expected, rng)
+    if state.turn == 0 and state.phase == trash.DRAW and not state.discard:  # only the draw is legal
         fresh.deck = []
         assert state == fresh, where  # R13: the first move is asked even though it is forced
         assert expected.over or rng.calls, where
@@ -148,20 +148,20 @@ def play_fast(config, batch_size: int, seed: int, steps: int) -> Counter:
             state = batch.game_state(b)
             where = f"step {step}, game {b}, turn {state.turn}"
             check_conservation(state, where)
-            assert state.phase != core.OVER, where
-            legal = core.legal_actions(state)
+            assert state.phase != trash.OVER, where
+            legal = trash.legal_actions(state)
             assert batch.seats[b] == state.current, where
-            np.testing.assert_array_equal(masks[b], core.action_mask(legal), err_msg=where)
+            np.testing.assert_array_equal(masks[b], trash.action_mask(legal), err_msg=where)
             np.testing.assert_array_equal(obs[b], observer.encode(state, state.current), err_msg=where)
             if len(legal) < 2:  # R13: only the first move of a game without any real choice
-                assert (state.turn, state.hand, state.current, state.phase) == (0, 0, 0, core.DRAW), where
+                assert (state.turn, state.hand, state.current, state.phase) == (0, 0, 0, trash.DRAW), where
                 stats["forced_asks"] += 1
             action = legal[int(chooser.integers(len(legal)))]
             actions[b] = action
-            expected = core.clone(state)
+            expected = trash.clone(state)
             rng = RecordingRng(seed)
-            core.apply_action(expected, action, rng)
-            core.play_forced(expected, rng)
+            trash.apply_action(expected, action, rng)
+            trash.play_forced(expected, rng)
             predictions.append((expected, rng))
         obs, masks, rewards, dones = batch.step(actions)
         for b, (expected, rng) in enumerate(predictions):
@@ -179,7 +179,7 @@ def play_fast(config, batch_size: int, seed: int, steps: int) -> Counter:
                 continue
             assert bool(dones[b]) == expected.over, where
             if dones[b]:
-                assert rewards[b].tolist() == core.returns(expected), where  # R10
+                assert rewards[b].tolist() == trash.returns(expected), where  # R10
                 assert bool(batch.truncs[b]) == expected.truncated, where
                 stats["ends_compared"] += 1
             else:
@@ -340,7 +340,7 @@ def test_in_engine_greedy_and_counter_choose_as_the_agents(preset: str, players:
             assert count >= 2
             state = batch.game_state(b)
             view = public_view(state)
-            legal = core.legal_actions(state)
+            legal = trash.legal_actions(state)
             choices = {}
             for code, agent in AGENTS.items():
                 rs, ks = batch.rng_state.copy(), batch.streams.copy()
@@ -349,7 +349,7 @@ def test_in_engine_greedy_and_counter_choose_as_the_agents(preset: str, players:
                 np.testing.assert_array_equal(rs, batch.rng_state)  # the baselines draw nothing
                 np.testing.assert_array_equal(ks, batch.streams)
             counts["choices"] += 1
-            counts["wild_choices"] += state.phase == core.PLACE and len(legal) > 2
+            counts["wild_choices"] += state.phase == trash.PLACE and len(legal) > 2
             counts["differ"] += choices[batched.GREEDY] != choices[batched.COUNTER]
         _, masks, _, _ = batch.step(random_actions(masks, chooser))
     assert counts["wild_choices"] > 0 and counts["differ"] > 0, counts
@@ -380,7 +380,7 @@ def test_exact_games_of_in_engine_baselines_are_the_agents_games(preset: str, pl
         rngs = [np.random.default_rng(0) for _ in range(players)]
         state = play_game(config, [agents[name] for name in lineup], np.random.default_rng(seed), rngs)
         assert_same_state(state, batch, b)
-        assert batch.rewards[b].tolist() == core.returns(state)
+        assert batch.rewards[b].tolist() == trash.returns(state)
 
 
 class CountingDraws:
@@ -413,7 +413,7 @@ def test_exact_random_is_random_agent_on_keyed_streams(preset: str, players: int
         rngs = [CountingDraws(keyed_generator(keys[b, seat])) for seat in range(players)]
         state = play_game(config, [agents[name] for name in lineup], np.random.default_rng(seed), rngs)
         assert_same_state(state, batch, b)
-        assert batch.rewards[b].tolist() == core.returns(state)
+        assert batch.rewards[b].tolist() == trash.returns(state)
         assert batch.streams[b, :players, batched.DRAWS].tolist() == [rng.draws for rng in rngs]
         decisions += sum(rng.draws for rng in rngs)
     assert decisions > 50
@@ -479,9 +479,9 @@ def test_single_agent_batch_asks_only_the_learner() -> None:
             state = batch.game_state(b)
             learner = int(batch.state[b, batched.LEARNER])
             assert batch.seats[b] == learner == state.current
-            assert len(core.legal_actions(state)) == masks[b].sum()
+            assert len(trash.legal_actions(state)) == masks[b].sum()
             if masks[b].sum() < 2:  # R13: the learner would have no real choice in the whole game
-                assert (state.phase, state.hand, state.turn) == (core.DRAW, 0, learner)
+                assert (state.phase, state.hand, state.turn) == (trash.DRAW, 0, learner)
                 first_moves += 1
             assert batch.policies[b, learner] == batched.EXTERNAL
             assert {int(c) for seat, c in enumerate(batch.policies[b]) if seat != learner} <= codes
@@ -516,17 +516,17 @@ def test_single_agent_batch_against_the_core(preset: str, players: int, match: b
         for b in range(batch.batch_size):
             state = batch.game_state(b)
             np.testing.assert_array_equal(obs[b], observer.encode(state, learner))
-            expected = core.clone(state)
+            expected = trash.clone(state)
             rng = RecordingRng()
-            core.apply_action(expected, int(actions[b]), rng)
+            trash.apply_action(expected, int(actions[b]), rng)
             while not expected.over:
-                action = core.forced_action(expected)
+                action = trash.forced_action(expected)
                 if action < 0:
                     if expected.current == learner:
                         break
                     agent = AGENTS[int(batch.policies[b, expected.current])]
-                    action = agent.choose(public_view(expected), core.legal_actions(expected), None)
-                core.apply_action(expected, action, rng)
+                    action = agent.choose(public_view(expected), trash.legal_actions(expected), None)
+                trash.apply_action(expected, action, rng)
             predictions.append((expected, rng))
         obs, masks, rewards, dones = batch.step(actions)
         for b, (expected, rng) in enumerate(predictions):
@@ -534,7 +534,7 @@ def test_single_agent_batch_against_the_core(preset: str, players: int, match: b
                 continue
             assert bool(dones[b]) == expected.over
             if dones[b]:
-                returns = core.returns(expected)
+                returns = trash.returns(expected)
                 assert rewards[b].tolist() == returns
                 assert batch.learner_rewards[b] == returns[learner]
                 np.testing.assert_array_equal(batch.final_obs[b], observer.encode(expected, learner))
@@ -555,12 +555,12 @@ def test_seven_up_learner_is_asked_its_forced_first_move(learner_seat: int | Non
     seats_seen: Counter = Counter()
     rewards_seen: Counter = Counter()
     for _ in range(15):
-        assert (masks.sum(axis=1) == 1).all() and (masks[:, core.DRAW_STOCK] == 1).all()
+        assert (masks.sum(axis=1) == 1).all() and (masks[:, trash.DRAW_STOCK] == 1).all()
         for b in range(batch.batch_size):
             state = batch.game_state(b)
             assert state.current == batch.seats[b] == batch.state[b, batched.LEARNER]
             # the learner's first turn of the first hand: each seat before it had one turn
-            assert (state.phase, state.hand, state.turn) == (core.DRAW, 0, state.current)
+            assert (state.phase, state.hand, state.turn) == (trash.DRAW, 0, state.current)
         if learner_seat is not None:
             assert (batch.seats == learner_seat).all()
         asked = batch.seats.copy()
@@ -603,7 +603,7 @@ def test_exact_mode_dones_stays_set() -> None:
     chooser = np.random.default_rng(0)
     finished = np.zeros(8, bool)
     while not finished.all():
-        over = batch.state[:, batched.PHASE] == core.OVER
+        over = batch.state[:, batched.PHASE] == trash.OVER
         actions = np.where(over, -1, random_actions(masks, chooser))
         _, masks, _, dones = batch.step(actions)
         assert dones[finished].all()
@@ -650,7 +650,7 @@ def test_exact_mode_needs_one_seed_per_game() -> None:
 
 def test_a_deck_beyond_the_engine_limit_is_refused_by_name() -> None:
     config = make_config("standard", num_players=2, num_decks=4)
-    state = core.new_game(config, np.random.default_rng(0))  # R1: any number of decks; the core plays it
+    state = trash.new_game(config, np.random.default_rng(0))  # R1: any number of decks; the core plays it
     TrashObserver(config).encode(state, 0)
     with pytest.raises(ValueError, match=r"num_decks|deck_size|cards"):
         batched.TrashBatch(config, 4)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from helpers.batched import play_both
 
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.config import PRESETS, make_config
 
 PLAYER_COUNTS = (2, 3, 5, 8)
@@ -37,13 +37,13 @@ def test_differential_games_include_reshuffles_new_hands_and_truncation(monkeypa
     """The comparison reaches the rare events: reshuffles (R7; in Seven Up about one hand in
     six has one), later hands of a match (R9) and truncation at max_turns (R7)."""
     reshuffles = []
-    draw_stock = core._draw_stock
+    draw_stock = trash._draw_stock
 
-    def counting(state: core.TrashState, rng: np.random.Generator) -> None:
+    def counting(state: trash.TrashState, rng: np.random.Generator) -> None:
         reshuffles.append(not state.stock)
         draw_stock(state, rng)
 
-    monkeypatch.setattr(core, "_draw_stock", counting)
+    monkeypatch.setattr(trash, "_draw_stock", counting)
     counts = play_both(make_config("seven_up", num_players=2, match=True), 16, seed=1)
     assert sum(reshuffles) >= 10 and counts["later_hands"] >= 50
     counts = play_both(make_config("pagat", num_players=3, max_turns=25), 32, seed=2)

@@ -24,7 +24,7 @@ import pytest
 
 import trash_env
 from trash_env.records import replay
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.belief import sample_hidden_state
 from trash_env.trash.config import PRESETS, TrashConfig, make_config
 from trash_env.trash.observation import TrashObserver
@@ -199,7 +199,7 @@ def legality_errors(state: TrashState, legal: list[int]) -> list[str]:
         errors.append(f"legal actions {legal} are not distinct sorted actions of R13")
     if state.phase == DRAW and DRAW_STOCK not in legal:
         errors.append(f"the draw phase does not allow drawing: {legal}")
-    forced = core.forced_action(state)
+    forced = trash.forced_action(state)
     if forced != (legal[0] if len(legal) == 1 else -1):
         errors.append(f"forced_action {forced} but legal actions {legal}")
     return errors
@@ -210,7 +210,7 @@ def reward_errors(state: TrashState, first_completion_turn: int | None) -> list[
     config = state.config
     n = state.num_players
     errors = []
-    got = core.returns(state)
+    got = trash.returns(state)
     expected = [1.0 if seat in state.winners else -1.0 for seat in range(n)] if state.winners else [0.0] * n
     if got != expected:
         errors.append(f"returns {got} for winners {state.winners}")
@@ -326,14 +326,14 @@ class RandomPolicy:
 def play_random_game(config: TrashConfig, index: int, outcomes: Outcomes, where: str, check_every_step: bool) -> None:
     rng = np.random.default_rng((SEED, index))
     policy = RandomPolicy(np.random.default_rng((SEED, index, 1)))
-    state = core.new_game(config, rng)
+    state = trash.new_game(config, rng)
     reshuffled = False
     first_completion_turn: int | None = None
     # Each turn has one draw, at most one placement per slot plus the wild moves, and one discard.
     step_bound = config.max_turns * (4 * config.layout_size + 4)
     steps = 0
     while True:
-        legal = core.legal_actions(state)
+        legal = trash.legal_actions(state)
         outcomes.add("legality", f"{where} step {steps}", legality_errors(state, legal))
         if state.turn > config.max_turns:
             outcomes.add("termination", where, [f"turn {state.turn} > max_turns {config.max_turns}"])
@@ -352,7 +352,7 @@ def play_random_game(config: TrashConfig, index: int, outcomes: Outcomes, where:
         action = policy.choose(legal)
         discard_before = state.discard[:] if action == DRAW_STOCK and not state.stock else None
         hand_before = hand_snapshot(state) if config.match else None
-        core.apply_action(state, action, rng)
+        trash.apply_action(state, action, rng)
         steps += 1
         if discard_before is not None:
             reshuffled = True
@@ -468,7 +468,7 @@ def test_match_hands_shrink_winners_and_pass_the_start(random_games: Outcomes) -
 
 
 def _corrupt(state: TrashState, how: str) -> TrashState:
-    state = core.clone(state)
+    state = trash.clone(state)
     if how == "drop a stock card":
         state.stock.pop()
     elif how == "duplicate the discard top":
@@ -497,12 +497,12 @@ def test_the_invariant_checks_catch_a_corrupt_state(how: str, check: Callable[[T
     """R1, R2, R15: the checks used above do fail on a state that breaks them."""
     config = make_config("standard", num_players=3)
     rng = np.random.default_rng(SEED)
-    state = core.new_game(config, rng)
+    state = trash.new_game(config, rng)
     policy = RandomPolicy(rng)
     while len(state.discard) < 3:
-        core.apply_action(state, policy.choose(core.legal_actions(state)), rng)
+        trash.apply_action(state, policy.choose(trash.legal_actions(state)), rng)
     while state.phase != DRAW:
-        core.apply_action(state, policy.choose(core.legal_actions(state)), rng)
+        trash.apply_action(state, policy.choose(trash.legal_actions(state)), rng)
     assert check(state) == []
     assert check(_corrupt(state, how)) != []
 
@@ -530,7 +530,7 @@ def mid_game_states(count: int, seed: int, reshuffled_only: bool = False) -> lis
         if reshuffled_only or attempt % 2:
             overrides["num_decks"] = _min_decks(preset, **overrides)
         config = make_config(preset, **overrides)
-        state = core.new_game(config, rng)
+        state = trash.new_game(config, rng)
         policy = RandomPolicy(rng)
         # Reservoir sampling: one uniformly chosen state among those where something is still hidden.
         kept, seen = None, 0
@@ -538,8 +538,8 @@ def mid_game_states(count: int, seed: int, reshuffled_only: bool = False) -> lis
             if any(state.face_down) and (not reshuffled_only or any(state.known_stock)):
                 seen += 1
                 if policy.choose(range(seen)) == 0:
-                    kept = core.clone(state)
-            core.apply_action(state, policy.choose(core.legal_actions(state)), rng)
+                    kept = trash.clone(state)
+            trash.apply_action(state, policy.choose(trash.legal_actions(state)), rng)
         if kept is not None:
             states.append(kept)
     assert len(states) == count, f"only {len(states)} of {count} states found"
@@ -550,7 +550,7 @@ def permute_hidden(state: TrashState, rng: np.random.Generator) -> TrashState:
     """The same public state with the hidden cards rearranged (R15): the stock reordered and
     the cards under face-down slots and in the unknown part of the stock redistributed. Cards
     a reshuffle put into the stock (``known_stock``) stay in the stock."""
-    new = core.clone(state)
+    new = trash.clone(state)
     known = list(state.known_stock)
     stock_known, stock_unknown = [], []
     for card in state.stock:
@@ -581,8 +581,8 @@ def leaks(encode: Encoder, states: list[TrashState], rng: np.random.Generator, p
         for _ in range(permutations):
             other = permute_hidden(state, rng)
             same = all(np.array_equal(original[seat], encode(other, seat)) for seat in seats)
-            same = same and core.legal_actions(other) == core.legal_actions(state)
-            same = same and core.forced_action(other) == core.forced_action(state)
+            same = same and trash.legal_actions(other) == trash.legal_actions(state)
+            same = same and trash.forced_action(other) == trash.forced_action(state)
             changed += not same
     return changed
 
@@ -653,15 +653,15 @@ def test_changing_a_public_card_changes_every_observation(some_states: list[Tras
         filled = [(s, i) for s in range(n) for i, u in enumerate(state.up[s]) if u == i + 1]
         if filled and state.config.wild_ranks:
             seat, slot = filled[0]
-            other = core.clone(state)
+            other = trash.clone(state)
             other.up[seat][slot] = state.config.wild_ranks[0]  # filled -> wild-filled
             changed.append(other)
         if state.discard:
-            other = core.clone(state)
+            other = trash.clone(state)
             other.discard[-1] = (state.discard[-1] % 13) + 1
             changed.append(other)
         if state.phase == PLACE:
-            other = core.clone(state)
+            other = trash.clone(state)
             other.held = (state.held % 13) + 1
             changed.append(other)
         for other in changed:
@@ -698,7 +698,7 @@ def test_belief_sample_keeps_every_public_field(
                         assert sample.down[seat][slot] == state.down[seat][slot]
                 assert np.array_equal(encode(sample, seat), encode(state, seat))
             assert len(sample.stock) == len(state.stock)
-            assert core.legal_actions(sample) == core.legal_actions(state)
+            assert trash.legal_actions(sample) == trash.legal_actions(state)
 
 
 def test_belief_sample_conserves_cards(some_states: list[TrashState], reshuffled_states: list[TrashState]) -> None:
@@ -853,7 +853,7 @@ def test_replayed_records_end_identically() -> None:
         state = replay(record)
         assert state == env.unwrapped.game_state, where
         assert record["returns"] == [final[agent] for agent in env.possible_agents], where
-        assert record["returns"] == core.returns(state), where
+        assert record["returns"] == trash.returns(state), where
         assert record["winners"] == state.winners and record["truncated"] == state.truncated, where
         over += record["over"]
     assert over == NUM_ENV_GAMES
@@ -876,10 +876,10 @@ def _illegal_action_at(record: dict[str, Any], index: int) -> int:
     """An action of R13 that is not legal where the record's action ``index`` stands."""
     config = TrashConfig.from_dict(record["config"])
     rng = np.random.default_rng(record["seed"])
-    state = core.new_game(config, rng)
+    state = trash.new_game(config, rng)
     for action in record["actions"][:index]:
-        core.apply_action(state, action, rng)
-    legal = core.legal_actions(state)
+        trash.apply_action(state, action, rng)
+    legal = trash.legal_actions(state)
     return next(a for a in (DISCARD, DRAW_STOCK, 1, 2, 11) if a not in legal)
 
 
@@ -887,7 +887,7 @@ def test_replay_accepts_the_intact_record(record: dict[str, Any]) -> None:
     """R13: the record used below replays to its end as it is, so each rejection below is
     caused by its corruption alone."""
     state = replay(record)
-    assert state.phase == OVER and core.returns(state) == record["returns"]
+    assert state.phase == OVER and trash.returns(state) == record["returns"]
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from helpers.decks import stacked_deck
 
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.config import PRESETS, TrashConfig, make_config
 from trash_env.trash.rules import (
     DISCARD,
@@ -91,7 +91,7 @@ def hand_deck(cfg: TrashConfig, winner: int, first: int = 0, sizes: list[int] | 
 
 def random_deck(cfg: TrashConfig, seed: int) -> list[int]:
     """A shuffled deck order, built here so tests never depend on the core's shuffle."""
-    return np.random.default_rng(seed).permutation(core.full_deck(cfg)).tolist()
+    return np.random.default_rng(seed).permutation(trash.full_deck(cfg)).tolist()
 
 
 def move(state: TrashState, legal: list[int], action: int) -> None:
@@ -634,10 +634,10 @@ def test_play_forced_plays_a_hand_without_choices() -> None:
     cfg = make_config("pagat")
     state = new_game(cfg, rng(), hand_deck(cfg, winner=0))
     actions: list[int] = []
-    assert core.play_forced(state, rng(), actions) == 11
+    assert trash.play_forced(state, rng(), actions) == 11
     assert actions == [DRAW_STOCK, *slots(*range(10))]
     assert (state.over, state.winners) == (True, [0])
-    assert core.play_forced(state, rng()) == 0
+    assert trash.play_forced(state, rng()) == 0
 
 
 def illegal_action_cases() -> list[tuple[str, TrashState, list[int]]]:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from helpers.decks import stacked_deck
 
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.config import make_config
 from trash_env.trash.rules import (
     DISCARD,
@@ -35,14 +35,14 @@ def slot(i: int) -> int:
     return PLACE_SLOT_0 + i
 
 
-def dealt(rule: str, layout_size: int = 10) -> core.TrashState:
+def dealt(rule: str, layout_size: int = 10) -> trash.TrashState:
     """Seat 0 to draw in a fresh 2-player standard hand (R3), with ``discard_draw=rule``."""
     config = make_config(discard_draw=rule, layout_size=layout_size)
     layouts = [layout[:layout_size] for layout in LAYOUTS]
-    return core.new_game(config, np.random.default_rng(0), stacked_deck(config, layouts, [QUEEN]))
+    return trash.new_game(config, np.random.default_rng(0), stacked_deck(config, layouts, [QUEEN]))
 
 
-def fill(state: core.TrashState, seat: int, slot_index: int, card: int) -> None:
+def fill(state: trash.TrashState, seat: int, slot_index: int, card: int) -> None:
     """Edit the state: ``seat``'s slot holds ``card`` face up (its rank, or a wild)."""
     assert state.up[seat][slot_index] == FACE_DOWN
     state.up[seat][slot_index] = card
@@ -118,11 +118,11 @@ def test_the_reshuffled_stock_is_the_pile_below_its_top_shuffled_by_the_generato
     assert state.known_stock[QUEEN] == expected[:-1].count(QUEEN)  # R15: the new stock is known
     drawn = []
     while state.stock:
-        state.phase, state.held = DRAW, core.NO_CARD
+        state.phase, state.held = DRAW, trash.NO_CARD
         apply_action(state, DRAW_STOCK, rng)
         drawn.append(state.held)
     assert drawn == expected[:-1][::-1]
-    assert state.phase != DRAW and state.known_stock == [0] * core.NUM_RANKS
+    assert state.phase != DRAW and state.known_stock == [0] * trash.NUM_RANKS
 
 
 def test_equal_layouts_are_dealt_from_the_first_player(next_decks: list[list[int]]) -> None:
@@ -132,17 +132,17 @@ def test_equal_layouts_are_dealt_from_the_first_player(next_decks: list[list[int
     stock."""
     config = make_config(match=True)
     chain = [2, 3, 4, 5, 6, 7, 8, 9, 10]  # an Ace turns up each card in turn (R5) and completes
-    first = core.new_game(
+    first = trash.new_game(
         config, np.random.default_rng(0), stacked_deck(config, [chain + [JACK], chain + [QUEEN]], [ACE, ACE])
     )
     deck = [int(card) for card in np.random.default_rng(5).permutation(config.ordered_deck)]
     next_decks.append(deck)
     rng = np.random.default_rng(0)
     while not first.hand_winners:
-        apply_action(first, core.forced_action(first), rng)  # seat 0: the Ace turns up the chain
+        apply_action(first, trash.forced_action(first), rng)  # seat 0: the Ace turns up the chain
     assert first.hand_winners == [0] and first.current == 1  # the final round (R8)
     while first.hand == 0:
-        apply_action(first, core.forced_action(first), rng)  # seat 1 completes too
+        apply_action(first, trash.forced_action(first), rng)  # seat 1 completes too
     assert (first.hand, first.sizes, first.hands_won, first.hand_first, first.current) == (1, [9, 9], [1, 1], 1, 1)
     assert first.down[1] == deck[0:18:2] and first.down[0] == deck[1:18:2]
     assert first.stock[-1] == deck[18]

@@ -20,7 +20,7 @@ from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWr
 
 import trash_env
 from trash_env.trash import env as trash
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash_rules
 from trash_env.trash.config import PRESETS, make_config
 from trash_env.trash.observation import TrashObserver, observation_pieces
 from trash_env.trash.text import render_table
@@ -39,9 +39,9 @@ def is_done(env, agent: str) -> bool:
     return env.terminations[agent] or env.truncations[agent]
 
 
-def legal_mask(state: core.TrashState) -> np.ndarray:
-    mask = np.zeros(core.NUM_ACTIONS, dtype=np.int8)
-    mask[core.legal_actions(state)] = 1
+def legal_mask(state: trash_rules.TrashState) -> np.ndarray:
+    mask = np.zeros(trash_rules.NUM_ACTIONS, dtype=np.int8)
+    mask[trash_rules.legal_actions(state)] = 1
     return mask
 
 
@@ -183,14 +183,14 @@ def test_env_matches_pettingzoo_stack(preset, kwargs, illegal_chance):
 
 
 @pytest.mark.parametrize("make", [trash_env.env, pettingzoo_stack], ids=["env", "pettingzoo_stack"])
-@pytest.mark.parametrize("action", [core.NUM_ACTIONS, -1, 100])
+@pytest.mark.parametrize("action", [trash_rules.NUM_ACTIONS, -1, 100])
 def test_out_of_bounds_action_raises_assertion_error(make, action):
     """An action outside ``Discrete(13)`` (R13) is an AssertionError in ``env()`` as in
     PettingZoo's stack, and changes nothing: the game goes on with a legal action."""
     env = make()
     env.reset(seed=3)
     before = env.last()
-    state = core.clone(env.unwrapped.game_state)
+    state = trash_rules.clone(env.unwrapped.game_state)
     applied = len(env.unwrapped.actions)
     with pytest.raises(AssertionError, match="not in action space"):
         env.step(action)
@@ -202,7 +202,7 @@ def test_out_of_bounds_action_raises_assertion_error(make, action):
     assert len(env.unwrapped.actions) > applied  # the legal action was applied
 
 
-@pytest.mark.parametrize("action", [core.NUM_ACTIONS, -1])
+@pytest.mark.parametrize("action", [trash_rules.NUM_ACTIONS, -1])
 def test_out_of_bounds_action_of_done_agent_raises_assertion_error(action):
     """Once the game is over, an out-of-bounds action of a done agent is an AssertionError in
     PettingZoo's stack (AssertOutOfBoundsWrapper) and must be one in ``env()`` too."""
@@ -290,7 +290,7 @@ def test_step_after_all_agents_done_only_warns(make):
     env.reset(seed=2)
     play(env, np.random.default_rng(2))
     assert env.agents == []
-    state = core.clone(env.unwrapped.game_state)
+    state = trash_rules.clone(env.unwrapped.game_state)
     EnvLogger.flush()
     env.step(0)
     env.step(None)
@@ -309,7 +309,7 @@ def test_raw_env_illegal_action_raises_and_changes_nothing():
     tried = 0
     for _ in range(40):  # the first 40 moves: draw and place phases, forced and free
         obs = raw.observe(raw.agent_selection)
-        state = core.clone(raw.game_state)
+        state = trash_rules.clone(raw.game_state)
         snapshot = (
             raw.agent_selection,
             dict(raw.rewards),
@@ -592,7 +592,7 @@ def test_every_observation_lies_in_the_observation_space(preset, kwargs):
             assert seen["observation"].dtype == np.float32
             assert seen["observation"].shape == (env.unwrapped.observer.size,)
             assert seen["action_mask"].dtype == np.int8
-            assert seen["action_mask"].shape == (core.NUM_ACTIONS,)
+            assert seen["action_mask"].shape == (trash_rules.NUM_ACTIONS,)
             assert seen["observation"].min() >= 0.0
             assert seen["observation"].max() <= 1.0
             checked += 1
@@ -662,11 +662,11 @@ def test_observation_ignores_hidden_cards():
         hidden = state.hidden_cards()
         shuffled = rng.permutation(hidden).tolist()
         changed += shuffled != hidden
-        other = core.clone(state)
+        other = trash_rules.clone(state)
         cards = iter(shuffled)
         for seat in range(3):
             for slot, up in enumerate(other.up[seat]):
-                if up == core.FACE_DOWN:
+                if up == trash_rules.FACE_DOWN:
                     other.down[seat][slot] = next(cards)
         other.stock = list(cards)
         assert len(other.stock) == len(state.stock)
@@ -871,8 +871,8 @@ def test_game_record_is_json_and_replays(preset, kwargs):
         assert loaded["config"] == config.to_dict()
         assert isinstance(loaded["seed"], int)
         assert loaded["deck"] == first_deck
-        assert sorted(loaded["deck"]) == core.full_deck(config)
-        assert all(isinstance(a, int) and 0 <= a < core.NUM_ACTIONS for a in loaded["actions"])
+        assert sorted(loaded["deck"]) == trash_rules.full_deck(config)
+        assert all(isinstance(a, int) and 0 <= a < trash_rules.NUM_ACTIONS for a in loaded["actions"])
     assert len(records[-1]["actions"]) > len(records[0]["actions"])
     assert records[-1]["over"]
     assert trash_env.replay(json.loads(json.dumps(records[-1]))) == env.unwrapped.game_state
@@ -897,9 +897,9 @@ def test_discard_playable_says_whether_the_top_discard_fits_the_observers_layout
     cfg = make_config()
     # Seat 0 draws a Queen (dead for everyone) and discards it; then the top discard is edited.
     layouts = [[2, 3, 4, 5, 6, 7, 8, 9, 10, 1], [2, 3, 4, 5, 6, 7, 8, 9, 10, 1]]
-    state = core.new_game(cfg, np.random.default_rng(0), stacked_deck(cfg, layouts, [12, 1]))
-    core.apply_action(state, core.DRAW_STOCK, np.random.default_rng(0))  # seat 0 draws the Queen
-    core.apply_action(state, core.DISCARD, np.random.default_rng(0))  # a dead card on the pile
+    state = trash_rules.new_game(cfg, np.random.default_rng(0), stacked_deck(cfg, layouts, [12, 1]))
+    trash_rules.apply_action(state, trash_rules.DRAW_STOCK, np.random.default_rng(0))  # seat 0 draws the Queen
+    trash_rules.apply_action(state, trash_rules.DISCARD, np.random.default_rng(0))  # a dead card on the pile
     observer = TrashObserver(cfg)
     for seat in range(2):
         assert observer.view(observer.encode(state, seat))["discard_playable"][0] == 0

@@ -60,14 +60,14 @@ from trash_env.engine_host import (  # the codes and stream cells of every engin
     seat_players,
 )
 from trash_env.jit import HAVE_NUMBA, njit, prange  # noqa: F401 (HAVE_NUMBA: the engine's own)
-from trash_env.neighbor import rules as core
+from trash_env.neighbor import rules as neighbor
 from trash_env.neighbor.observation import NeighborObserver
 from trash_env.neighbor.rules import NeighborConfig
 
 # The state of a game is one row of an int16 array (``NeighborBatch.state``, [B, WIDTH]): the scalar
 # fields, then per seat its covered markers as a bit set (bit j: the marker of TOTALS[j]) and the
 # markers it has left, sized for 8 seats so every offset is a compile-time constant.
-MAX_SEATS = core.MAX_PLAYERS
+MAX_SEATS = neighbor.MAX_PLAYERS
 ROW = RowLayout()
 PHASE, CUR, TURN, ROLL, ROLLER, HELPER, PRIV, WINNER, TRUNC, LEARNER = ROW.fields(10)
 NUM_FIELDS = ROW.width
@@ -80,11 +80,12 @@ RULES = RowLayout()
 KP, KMAXT, KEXACT = RULES.fields(3)
 RULES_WIDTH = RULES.width
 
-ROLL_PHASE, CHOOSE, UNCOVER, OVER = core.ROLL, core.CHOOSE, core.UNCOVER, core.OVER
-ROLL_DICE, END_TURN, UNCOVER_0, NUM_ACTIONS = core.ROLL_DICE, core.END_TURN, core.UNCOVER_0, core.NUM_ACTIONS
-NUM_MARKERS, NOBODY, SEVEN = core.NUM_MARKERS, core.NOBODY, core.SEVEN
-MARKER_OF_TOTAL = np.array([core.MARKER_OF_TOTAL.get(total, -1) for total in range(13)], np.int64)
-MARKER_WAYS = np.array([core.WAYS[total] for total in core.TOTALS], np.int64)  # ways in 36 to roll each marker
+ROLL_PHASE, CHOOSE, UNCOVER, OVER = neighbor.ROLL, neighbor.CHOOSE, neighbor.UNCOVER, neighbor.OVER
+ROLL_DICE, END_TURN = neighbor.ROLL_DICE, neighbor.END_TURN
+UNCOVER_0, NUM_ACTIONS = neighbor.UNCOVER_0, neighbor.NUM_ACTIONS
+NUM_MARKERS, NOBODY, SEVEN = neighbor.NUM_MARKERS, neighbor.NOBODY, neighbor.SEVEN
+MARKER_OF_TOTAL = np.array([neighbor.MARKER_OF_TOTAL.get(total, -1) for total in range(13)], np.int64)
+MARKER_WAYS = np.array([neighbor.WAYS[total] for total in neighbor.TOTALS], np.int64)  # ways in 36 to roll each marker
 
 # In-engine policies (vectorised baselines), beside the host's EXTERNAL (asked), RANDOM (fast mode: the
 # game's xorshift) and KEYED_RANDOM (exact mode: RandomAgent's draws from each seat's keyed Philox stream,
@@ -724,13 +725,13 @@ class NeighborBatch(BatchHost):
         generator.bit_generator.state = words_state(self.dice_start[b] if start else self.dice[b])
         return generator
 
-    def game_state(self, b: int) -> core.NeighborState:
+    def game_state(self, b: int) -> neighbor.NeighborState:
         """Game ``b`` as a :class:`~trash_env.neighbor.rules.NeighborState` of the core (to render it
         with ``trash_env.neighbor.text.render_neighbor``, or to check it against the core). The rolls
         are not kept: ``rolls`` and ``dice`` are empty."""
         s = self.state[b]
         p = self.config.num_players
-        state = core.NeighborState()
+        state = neighbor.NeighborState()
         state.config = self.config
         state.num_players = p
         state.covered = [[bool((int(s[COV + seat]) >> j) & 1) for j in range(NUM_MARKERS)] for seat in range(p)]

@@ -59,7 +59,7 @@ from trash_env.engine_host import (  # the codes and stream cells of every engin
     seat_players,
 )
 from trash_env.jit import HAVE_NUMBA, njit, prange  # noqa: F401 (HAVE_NUMBA: the engine's own)
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.config import MAX_LAYOUT, TrashConfig
 from trash_env.trash.observation import TrashObserver
 
@@ -78,8 +78,8 @@ SIZES = ROW.block(MAX_SEATS)  # [seat]: layout size (R9)
 WON = ROW.block(MAX_SEATS)  # [seat]: hands won
 HW = ROW.block(MAX_SEATS)  # hand winners in order (NHW of them, R8)
 WIN = ROW.block(MAX_SEATS)  # the rewarded seats once over (NWIN of them, R10)
-KNOWN = ROW.block(core.NUM_RANKS)  # [rank]: known to be in the stock (R15)
-UNACC = ROW.block(core.NUM_RANKS)  # [rank]: unaccounted for (R15)
+KNOWN = ROW.block(trash.NUM_RANKS)  # [rank]: known to be in the stock (R15)
+UNACC = ROW.block(trash.NUM_RANKS)  # [rank]: unaccounted for (R15)
 STOCK = ROW.block(MAX_DECK)  # the stock, top at STOCKN - 1
 DISC = ROW.block(MAX_DECK)  # the discard pile, top at DISCN - 1
 PERM = ROW.block(MAX_DECK)  # a permutation (a deck or a reshuffle), made here or handed in
@@ -89,15 +89,16 @@ WIDTH = ROW.width
 # The configuration as an int64 array ``rules``: scalars, then per-rank tables and the ordered deck.
 RULES = RowLayout()
 KP, KL, KDD, KFINAL, KMATCH, KSTARTW, KMAXT, KD, KEXACT = RULES.fields(9)
-WILD = RULES.block(core.NUM_RANKS)  # [rank]: 1 if wild (R6)
-COPIES = RULES.block(core.NUM_RANKS)  # [rank]: copies in the deck (R1)
+WILD = RULES.block(trash.NUM_RANKS)  # [rank]: 1 if wild (R6)
+COPIES = RULES.block(trash.NUM_RANKS)  # [rank]: copies in the deck (R1)
 ORDERED = RULES.block(MAX_DECK)  # [i]: the configured cards in rank order
 RULES_WIDTH = RULES.width
 
-FACE_DOWN, NO_CARD, ABSENT = core.FACE_DOWN, core.NO_CARD, -2
-DRAW, PLACE, OVER = core.DRAW, core.PLACE, core.OVER
-NUM_ACTIONS, NUM_RANKS = core.NUM_ACTIONS, core.NUM_RANKS
-DRAW_STOCK, TAKE_DISCARD, PLACE_SLOT_0, DISCARD = core.DRAW_STOCK, core.TAKE_DISCARD, core.PLACE_SLOT_0, core.DISCARD
+FACE_DOWN, NO_CARD, ABSENT = trash.FACE_DOWN, trash.NO_CARD, -2
+DRAW, PLACE, OVER = trash.DRAW, trash.PLACE, trash.OVER
+NUM_ACTIONS, NUM_RANKS = trash.NUM_ACTIONS, trash.NUM_RANKS
+DRAW_STOCK, TAKE_DISCARD = trash.DRAW_STOCK, trash.TAKE_DISCARD
+PLACE_SLOT_0, DISCARD = trash.PLACE_SLOT_0, trash.DISCARD
 DD_PLAYABLE, DD_ANY, DD_NEVER = 0, 1, 2
 CONT_NONE, CONT_DEAL, CONT_DEAL_TRUNC = 0, 1, 2
 OK, PAUSED = 0, 1
@@ -900,12 +901,12 @@ class TrashBatch(BatchHost):
             g[b, PERM : PERM + n] = order
         g[b, PERMN] = n
 
-    def game_state(self, b: int) -> core.TrashState:
+    def game_state(self, b: int) -> trash.TrashState:
         """Game ``b`` as a :class:`~trash_env.trash.rules.TrashState` of the core (to render it with
         ``trash_env.trash.text.render_table``, or to check it against the core)."""
         v, config = self.arrays, self.config
         s = v.s[b]
-        state = core.TrashState()
+        state = trash.TrashState()
         state.config = config
         state.num_players = config.num_players
         state.is_wild = config.is_wild

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from trash_env.game import Engine, from_core
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.belief import public_view
 from trash_env.trash.config import PRESETS, TrashConfig, make_config
 from trash_env.trash.drawing import trash_svg
@@ -20,7 +20,7 @@ from trash_env.trash.text import render_table
 RECORD_VERSION = 1
 
 
-def record_fields(state: core.TrashState, deck: Any, given: bool) -> dict[str, Any]:
+def record_fields(state: trash.TrashState, deck: Any, given: bool) -> dict[str, Any]:
     """A record's deal: the first hand's deck (R3), and whether it was given (stacked) or shuffled."""
     return {"deck": [int(card) for card in deck], "deck_source": "given" if given else "shuffled"}
 
@@ -32,11 +32,11 @@ def record_validate(record: dict[str, Any]) -> None:
         )
 
 
-def record_start(record: dict[str, Any], config: TrashConfig, rng: np.random.Generator) -> core.TrashState:
+def record_start(record: dict[str, Any], config: TrashConfig, rng: np.random.Generator) -> trash.TrashState:
     """The deal a record states, checked: a stacked deck as given; a shuffled one must be the one its
     seed shuffles."""
     given = record["deck_source"] == "given"
-    state = core.new_game(config, rng, record["deck"] if given else None)
+    state = trash.new_game(config, rng, record["deck"] if given else None)
     if state.deck != list(record["deck"]):
         raise ValueError("the record's deck does not match the deck its seed shuffles")
     return state
@@ -58,16 +58,16 @@ def exact_batch(config: TrashConfig, size: int, inside: list[list[str | None]], 
 
 
 GAME = from_core(
-    core,
+    trash,
     name="trash",
     env_name="trash_v0",
     title="Trash",
     make_config=make_config,
     config_type=TrashConfig,
     deal_option="deck",
-    check_deal=core.check_deck,
-    new_deal=core.shuffled_deck,
-    new_game=core.new_game,
+    check_deal=trash.check_deck,
+    new_deal=trash.shuffled_deck,
+    new_game=trash.new_game,
     make_observer=TrashObserver,
     make_global_state=TrashGlobalState,
     observation_version=OBSERVATION_VERSION,

@@ -14,7 +14,7 @@ import numpy as np
 
 from trash_env.game import Narrator
 from trash_env.narration import YOU, listing, said
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.config import TrashConfig
 from trash_env.trash.rules import (
     DISCARD,
@@ -86,22 +86,22 @@ def apply_and_describe(state: TrashState, action: int, rng: np.random.Generator,
     if action == DRAW_STOCK:
         if not state.stock:
             lines.append("the stock is empty: the discard pile, all but its top card, is shuffled as a new stock (R7)")
-        core.apply_action(state, action, rng)
+        trash.apply_action(state, action, rng)
         if state.drawn_hands == drawn_hands:
             lines.append(f"{said(name, 'draw')} {RANK_NAMES[state.held]}")
     elif action == TAKE_DISCARD:
         lines.append(f"{said(name, 'take')} the discard {RANK_NAMES[state.discard[-1]]}")
-        core.apply_action(state, action, rng)
+        trash.apply_action(state, action, rng)
     elif action == DISCARD:
         lines.append(f"{said(name, 'discard')} {RANK_NAMES[held]}")
-        core.apply_action(state, action, rng)
+        trash.apply_action(state, action, rng)
     else:
         slot = action - PLACE_SLOT_0
         previous = state.up[seat][slot]
         completes = previous == FACE_DOWN and state.face_down[seat] == 1
         # The card under the slot is read before the action only to name it once it is turned up.
         turned_up = state.down[seat][slot] if previous == FACE_DOWN else None
-        core.apply_action(state, action, rng)
+        trash.apply_action(state, action, rng)
         card = RANK_NAMES[held]
         if turned_up is None:
             lines.append(f"{said(name, 'place')} {card} in {_slot(slot)}, taking back the {RANK_NAMES[previous]}")
@@ -137,7 +137,7 @@ def describe_config(config: TrashConfig) -> str:
 
 def result_text(state: TrashState, names: Sequence[str], human: int) -> str:
     """Who won and the human's reward (R10), once the game is over."""
-    reward = core.returns(state)[human]
+    reward = trash.returns(state)[human]
     if state.truncated:
         outcome = "a draw: the turn limit was reached (R7)"
     elif not state.winners:
@@ -165,9 +165,9 @@ def ended_hand(state: TrashState, action: int, rng: np.random.Generator) -> Tras
     draws what the real one will), else None."""
     if not state.config.match:
         return None
-    ended = core.clone(state)
+    ended = trash.clone(state)
     ended.config = dataclasses.replace(ended.config, match=False)  # the hand alone ends where it is
-    core.apply_action(ended, action, copy.deepcopy(rng))
+    trash.apply_action(ended, action, copy.deepcopy(rng))
     return ended if ended.phase == OVER else None
 
 

@@ -21,7 +21,7 @@ from trash_env.openspiel_common import (
     pyspiel,
     register,
 )
-from trash_env.trash import rules as core
+from trash_env.trash import rules as trash
 from trash_env.trash.belief import sample_hidden_state
 from trash_env.trash.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS, TrashConfig, make_config
 from trash_env.trash.observation import TrashObserver
@@ -139,24 +139,24 @@ class _Reveal:
         self.move, self.place, self.counts = data
 
 
-def _revealed_place(state: core.TrashState, action: int) -> str | int | None:
+def _revealed_place(state: trash.TrashState, action: int) -> str | int | None:
     """Where ``action`` (legal) turns a hidden card face up: the top of the stock (R4), the top of
     the stock a reshuffle makes (R7), or a face-down slot's index (R5); None if nowhere."""
-    if action == core.DRAW_STOCK:
+    if action == trash.DRAW_STOCK:
         if state.stock:
             return STOCK
         return RESHUFFLE if len(state.discard) > 1 else None
-    slot = action - core.PLACE_SLOT_0
+    slot = action - trash.PLACE_SLOT_0
     up = state.up[state.current]
-    return slot if action != core.DISCARD and 0 <= slot < len(up) and up[slot] == core.FACE_DOWN else None
+    return slot if action != trash.DISCARD and 0 <= slot < len(up) and up[slot] == trash.FACE_DOWN else None
 
 
-def _reveal_counts(state: core.TrashState, place: str | int) -> tuple[int, ...]:
+def _reveal_counts(state: trash.TrashState, place: str | int) -> tuple[int, ...]:
     """Per rank, the copies the card turned up at ``place`` may be, all equally likely (R2, R15): the
     cards a reshuffle turns into the stock; the stock's known cards after one (the stock is then all
     known, R7); else the unaccounted cards (face down somewhere or in the stock)."""
     if place == RESHUFFLE:
-        counts = [0] * core.NUM_RANKS
+        counts = [0] * trash.NUM_RANKS
         for card in state.discard[:-1]:
             counts[card] += 1
         return tuple(counts)
@@ -165,7 +165,7 @@ def _reveal_counts(state: core.TrashState, place: str | int) -> tuple[int, ...]:
     return tuple(state.unaccounted)
 
 
-def _bring(state: core.TrashState, place: str | int, rank: int) -> None:
+def _bring(state: trash.TrashState, place: str | int, rank: int) -> None:
     """Put a card of ``rank`` at ``place`` (the top of the stock or the mover's face-down slot) by
     swapping it with a hidden card of that rank where it may lie: the hidden cards are
     interchangeable, nobody having seen them (R2). A reshuffle's top is its generator's."""
@@ -180,7 +180,7 @@ def _bring(state: core.TrashState, place: str | int, rank: int) -> None:
         for seat in range(state.num_players):
             down = state.down[seat]
             for slot, value in enumerate(state.up[seat]):
-                if value == core.FACE_DOWN and down[slot] == rank:
+                if value == trash.FACE_DOWN and down[slot] == rank:
                     row[index], down[slot] = rank, row[index]
                     return
     if place == STOCK or not known:  # the stock
@@ -188,7 +188,7 @@ def _bring(state: core.TrashState, place: str | int, rank: int) -> None:
         if position >= 0:
             row[index], stock[position] = rank, row[index]
             return
-    raise RuntimeError(f"no hidden {core.RANK_NAMES[rank]} to turn up: the core state disagrees with its counts")
+    raise RuntimeError(f"no hidden {trash.RANK_NAMES[rank]} to turn up: the core state disagrees with its counts")
 
 
 class _Draw:
@@ -201,7 +201,7 @@ class _Draw:
         self.move = move
         self.decided = decided
         self.kind = kind
-        self.left = [0] * core.NUM_RANKS  # per rank: copies still to draw
+        self.left = [0] * trash.NUM_RANKS  # per rank: copies still to draw
         for card in cards:
             self.left[card] += 1
         self.remaining = len(cards)
@@ -241,8 +241,8 @@ class OpenSpielTrash(pyspiel.Game):
         # Two seats without a final round (R8): exactly one wins, or a draw, so the game is zero-sum.
         zero_sum = self.reveal and config.num_players == 2 and not config.final_turn
         info = pyspiel.GameInfo(
-            num_distinct_actions=core.NUM_ACTIONS,
-            max_chance_outcomes=core.NUM_RANKS,
+            num_distinct_actions=trash.NUM_ACTIONS,
+            max_chance_outcomes=trash.NUM_RANKS,
             num_players=config.num_players,
             min_utility=-1.0,
             max_utility=1.0,
@@ -262,7 +262,7 @@ class OpenSpielTrash(pyspiel.Game):
         self.shared = Shared(str(self), config, TrashObserver(config), self.reveal)
         self._first_draw: tuple[str, list[int]] | None = None
         try:
-            table = core.new_game(config, _RevealDraws() if self.reveal else _ChosenDraws((), config.ordered_deck))
+            table = trash.new_game(config, _RevealDraws() if self.reveal else _ChosenDraws((), config.ordered_deck))
         except _DrawNeeded as need:
             self._first_draw = (need.kind, need.cards)  # the first deal's shuffle (R3)
         else:
@@ -270,7 +270,7 @@ class OpenSpielTrash(pyspiel.Game):
                 raise RuntimeError("the rules core dealt without shuffling")
             # A reduced Trash deals placeholders, nothing drawn yet: every initial state holds this
             # table, and a move from it applies to a copy (:meth:`OpenSpielTrashState._reveal_step`).
-            self._first_table = Held(table, core.clone)
+            self._first_table = Held(table, trash.clone)
 
     def max_chance_nodes_in_history(self) -> int:
         if self.reveal:  # at most one card turned up a move
@@ -281,7 +281,7 @@ class OpenSpielTrash(pyspiel.Game):
     def new_initial_state(self) -> OpenSpielTrashState:
         return OpenSpielTrashState(self)
 
-    def state_at(self, table: core.TrashState) -> OpenSpielTrashState:
+    def state_at(self, table: trash.TrashState) -> OpenSpielTrashState:
         """A state whose table is (a copy of) ``table``, a seat to move there, with no history: its
         information-state string starts here. What :mod:`agents.openspiel_bots` searches from, given
         a table whose hidden cards were sampled from the public ones (R15)."""
@@ -289,7 +289,7 @@ class OpenSpielTrash(pyspiel.Game):
             raise ValueError(f"state_at: the table is of another configuration than {self}")
         state = OpenSpielTrashState(self)
         state._draw = None
-        state._core = Held(core.clone(table), core.clone)
+        state._core = Held(trash.clone(table), trash.clone)
         return state
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
@@ -301,7 +301,7 @@ class OpenSpielTrashState(RulesState):
     node, the move waiting for a shuffle and the cards drawn for it so far (in a reduced Trash, the
     move waiting for the card it turns face up)."""
 
-    _rules = core
+    _rules = trash
 
     def __init__(self, game: OpenSpielTrash) -> None:
         super().__init__(game)
@@ -345,7 +345,7 @@ class OpenSpielTrashState(RulesState):
         if draw is None:
             self._move(int(action), [])
             return
-        if not 0 <= action < core.NUM_RANKS or not draw.left[action]:
+        if not 0 <= action < trash.NUM_RANKS or not draw.left[action]:
             raise ValueError(f"chance outcome {action} is not the rank of a card left to draw for the {draw.kind}")
         draw.left[action] -= 1
         draw.remaining -= 1
@@ -358,7 +358,9 @@ class OpenSpielTrashState(RulesState):
         card drawn there is swapped into place (:func:`_bring`) and the core applies the move."""
         table = self._core.state
         if self._reveal is None:
-            check_action(table, action, core.legal_actions, core.action_name, core.PHASE_NAMES, "R13", core.NUM_ACTIONS)
+            check_action(
+                table, action, trash.legal_actions, trash.action_name, trash.PHASE_NAMES, "R13", trash.NUM_ACTIONS
+            )
             place = _revealed_place(table, action)
             if place is not None:
                 self._reveal = _Reveal(action, place, _reveal_counts(table, place))
@@ -366,27 +368,27 @@ class OpenSpielTrashState(RulesState):
             move, draws = action, _RevealDraws()
         else:
             move, place = self._reveal.move, self._reveal.place
-            if not 0 <= action < core.NUM_RANKS or not self._reveal.counts[action]:
+            if not 0 <= action < trash.NUM_RANKS or not self._reveal.counts[action]:
                 raise ValueError(f"chance outcome {action} is not the rank of a card the move may turn up")
             draws = _RevealDraws(action)
         # A state's table is its own (a clone copies it), but for the first table, which every
         # initial state shares: the move changes its own table in place, as the core does, and a
         # copy of the first. (Read game_state afresh after a move: the object may have changed.)
-        state = core.clone(table) if self._core is self.get_game()._first_table else table
+        state = trash.clone(table) if self._core is self.get_game()._first_table else table
         seat = state.current
         if self._reveal is not None:
             _bring(state, place, action)
             self._reveal = None
-        core.apply_action(state, move, draws)
+        trash.apply_action(state, move, draws)
         self._commit(state, seat, move)
 
-    def _commit(self, state: core.TrashState, seat: int, move: int) -> None:
+    def _commit(self, state: trash.TrashState, seat: int, move: int) -> None:
         """The table after ``seat``'s ``move`` (or the first deal) and its entry in the public history."""
         self._draw = None
-        self._core = Held(state, core.clone)
+        self._core = Held(state, trash.clone)
         if move != _FIRST_DEAL:
-            held = core.RANK_NAMES[state.held] if state.held != core.NO_CARD else "-"
-            top = core.RANK_NAMES[state.discard[-1]] if state.discard else "-"
+            held = trash.RANK_NAMES[state.held] if state.held != trash.NO_CARD else "-"
+            top = trash.RANK_NAMES[state.discard[-1]] if state.discard else "-"
             self._public += f"{seat}:{move}:{held}:{top} "
 
     def _move(self, move: int, decided: list) -> None:
@@ -397,11 +399,11 @@ class OpenSpielTrashState(RulesState):
         draws = _ChosenDraws(decided, config.ordered_deck)
         try:
             if move == _FIRST_DEAL:
-                state = core.new_game(config, draws)
+                state = trash.new_game(config, draws)
             else:
-                state = core.clone(self._core.state)
+                state = trash.clone(self._core.state)
                 seat = state.current
-                core.apply_action(state, move, draws)
+                trash.apply_action(state, move, draws)
         except _DrawNeeded as need:
             self._draw = _Draw(move, decided, need.kind, need.cards)
             return
@@ -413,8 +415,8 @@ class OpenSpielTrashState(RulesState):
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             kind = self.chance_kind or "card"
-            return f"{kind} {core.RANK_NAMES[action]}" if 0 <= action < core.NUM_RANKS else f"{kind} {action}"
-        return core.action_name(action)
+            return f"{kind} {trash.RANK_NAMES[action]}" if 0 <= action < trash.NUM_RANKS else f"{kind} {action}"
+        return trash.action_name(action)
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> OpenSpielTrashState:
         """A state with the same public history whose hidden cards (face-down slots, stock order)
@@ -425,7 +427,7 @@ class OpenSpielTrashState(RulesState):
             raise ValueError("resample_from_infostate: a chance node has no information state to resample")
         seed = int(probability_sampler() * 2**53)
         sampled = self.clone()
-        sampled._core = Held(sample_hidden_state(self._core.state, np.random.default_rng(seed)), core.clone)
+        sampled._core = Held(sample_hidden_state(self._core.state, np.random.default_rng(seed)), trash.clone)
         return sampled
 
     def _history_string(self) -> str:
@@ -452,18 +454,18 @@ class OpenSpielTrashState(RulesState):
             else:
                 for seat in range(state.num_players):
                     cells = [
-                        core.RANK_NAMES[c] if u == core.FACE_DOWN else "."
+                        trash.RANK_NAMES[c] if u == trash.FACE_DOWN else "."
                         for c, u in zip(state.down[seat], state.up[seat])
                     ]
                     lines.append(f"player_{seat} face down: {' '.join(cells)}")
-                lines.append("stock, top first: " + " ".join(core.RANK_NAMES[c] for c in reversed(state.stock)))
+                lines.append("stock, top first: " + " ".join(trash.RANK_NAMES[c] for c in reversed(state.stock)))
         draw = self._draw
         if draw is not None:
-            waiting = "the first deal" if draw.move == _FIRST_DEAL else core.action_name(draw.move)
-            drawn = " ".join(core.RANK_NAMES[c] for c in draw.drawn)
+            waiting = "the first deal" if draw.move == _FIRST_DEAL else trash.action_name(draw.move)
+            drawn = " ".join(trash.RANK_NAMES[c] for c in draw.drawn)
             lines.append(f"chance: {draw.kind} for {waiting}, drawn {drawn or '-'} ({draw.remaining} to draw)")
         if self._reveal is not None:
-            lines.append(f"chance: the card {core.action_name(self._reveal.move)} turns face up")
+            lines.append(f"chance: the card {trash.action_name(self._reveal.move)} turns face up")
         return "\n".join(lines)
 
 
