@@ -1,7 +1,7 @@
 """What a pip user gets: the built wheel, installed non-editable into a fresh environment and used from a
 folder outside the repository (issue 47).
 
-- **the core alone** (``pip install trash-rl``: numpy, gymnasium, pettingzoo, resolved by pip from the
+- **the core alone** (``pip install trash-rl``: numpy, gymnasium, pettingzoo, pydantic, resolved by pip from the
   wheel's metadata): the environments work, and every console script either works or, needing an
   extra, says which in one line with one spelling (``pip install 'trash-rl[eval]'``), never a
   traceback;

@@ -152,6 +152,20 @@ def seat_players(
         policies[b, seat] = EXTERNAL if seat == learner else pool[below(rs, b, len(pool))]
 
 
+@njit(cache=True)
+def game_ended(g: np.ndarray, b: int, trunc_cell: int, learner_cell: int, out: tuple) -> int:
+    """Game ``b`` has just ended, its rewards written in ``out``'s rewards: set its done flag, whether it
+    was cut short (the cell ``trunc_cell``) and its learner's reward. Returns the learner's seat (kept in
+    ``learner_cell``), whose final observation the engine then writes; -1 without a learner."""
+    _, _, rewards, dones, _, _, truncs, learner_rewards, _ = out
+    dones[b] = True
+    truncs[b] = g[b, trunc_cell] != 0
+    ended = g[b, learner_cell]
+    if ended >= 0:
+        learner_rewards[b] = rewards[b, ended]
+    return ended
+
+
 # --------------------------------------------------------------------------
 # The Python side
 
@@ -225,18 +239,19 @@ class BatchHost:
         self,
         config: Any,
         batch_size: int,
-        seed: int | None,
-        exact: bool,
-        policies: list[Any] | None,
-        opponents: list[str] | None,
-        learner_seat: int | None,
-        parallel: bool | None,
-        observer: Any,
+        seed: int | None = None,
+        exact: bool = False,
+        policies: list[Any] | None = None,
+        opponents: list[str] | None = None,
+        learner_seat: int | None = None,
+        parallel: bool | None = None,
     ) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
         if not isinstance(config, self.config_type):
             raise ValueError(f"{self.title} plays a {self.config_type.__name__}, got {config!r}")
+        self._check_config(config)
+        observer = self._make_observer(config)
         p = config.num_players
         if config.max_turns > MAX_TURNS:
             raise ValueError(f"max_turns={config.max_turns}: the batched engine counts turns up to {MAX_TURNS}")
@@ -290,8 +305,20 @@ class BatchHost:
         self.seed(seed)
         # Threads pay off from a few hundred games on (docs/speed.md); the results are the same.
         self.parallel = (batch_size >= PARALLEL_FROM and threads() > 1) if parallel is None else bool(parallel)
+        self._configure()
 
     # What a game's engine gives.
+
+    def _check_config(self, config: Any) -> None:
+        """A ValueError if the engine cannot hold ``config`` (of the game's type)."""
+
+    def _make_observer(self, config: Any) -> Any:
+        """The game's observer of ``config`` (``size``: an observation's length)."""
+        raise NotImplementedError
+
+    def _configure(self) -> None:
+        """The game's configuration row (``rules``) and whatever else it needs, once the host is set up."""
+        raise NotImplementedError
 
     def _allocate(self) -> None:
         """The game's own arrays beside the state rows (once the arguments are checked)."""

@@ -18,16 +18,16 @@ cannot claim another.
 from __future__ import annotations
 
 import json
-import math
-import reprlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trash_env import files
 from trash_env.game import Game, game_of_record
+from trash_env.schema import Flag, Integer, Number, Text, first_problem, short
 
 RESULT_FIELDS = ("over", "truncated", "winners", "returns")  # what a record states of its end, checked on replay
 
@@ -84,72 +84,74 @@ def replay(record: dict[str, Any], on_step: Callable[[Any, int, int], None] | No
     return state
 
 
+Seed = Annotated[Integer, Field(ge=0)]
+Probability = Annotated[Number, Field(ge=0.0, le=1.0)]
+ActionKey = Annotated[str, Field(strict=True, pattern=r"^[0-9]+$")]
+
+
+class RecordFields(BaseModel):
+    """The fields every game's record has (its game's own beside them are checked by its descriptor),
+    in the order they are checked."""
+
+    model_config = ConfigDict(extra="allow", strict=True)  # a list is a list, not a tuple
+
+    config: dict[str, Any]
+    seed: Seed | Annotated[list[Seed], Field(min_length=1)]  # NumPy seeds from either (evaluation: lists)
+    actions: list[Any]
+    over: Flag
+    truncated: Flag
+    winners: list[Integer]
+    returns: list[Number]
+    players: list[Text] | None = None  # optional: what pictures show
+    probabilities: list[dict[ActionKey, Probability] | None] | None = None
+
+
+# What each field must be, as a refusal says it.
+_MUST_BE = {
+    "config": "a dict of {title} fields",
+    "seed": "a non-negative integer or a list of them",
+    "actions": "a list",
+    "over": "true or false",
+    "truncated": "true or false",
+    "winners": "a list of seats",
+    "returns": "a list of numbers",
+    "players": "a list of names",
+    "probabilities": "a list with at most one entry per action",
+}
+
+
 def check_record(record: Any) -> None:
     """A ``ValueError`` naming what is wrong unless ``record`` is a record of a known game (nothing is
-    replayed): a JSON object of its game's version with every field, each of its type, and the
-    optional ``players`` and ``probabilities`` well formed."""
+    replayed): a JSON object of its game's version with every field, each of its type (pydantic:
+    :class:`RecordFields`), and the optional ``players`` and ``probabilities`` well formed."""
     game = game_of_record(record)
-    keys = ("config", "seed", *game.record_keys, "actions", *RESULT_FIELDS)
-    _check_record(record, game.record_version, keys, (game.record_keys[0], "actions"), game.title)
-    game.record_validate(record)
-    _check_result_types(record)
-    _check_extras(record)
-
-
-def _check_record(
-    record: dict[str, Any], version: int, keys: tuple[str, ...], lists: tuple[str, ...], title: str
-) -> None:
-    """What every game's record must have: its ``version``, the ``keys``, a non-negative integer
-    seed, the ``lists`` as lists, the config as a dict of its game's fields. A ValueError names
-    what is wrong."""
     found = record.get("version")
-    if type(found) is not int or found != version:
-        raise ValueError(f"game record version {found!r} is not supported (expected {version})")
-    missing = [k for k in keys if k not in record]
+    if type(found) is not int or found != game.record_version:
+        raise ValueError(f"game record version {found!r} is not supported (expected {game.record_version})")
+    required = dict.fromkeys(("config", "seed", *game.record_keys, *RecordFields.model_fields))
+    missing = [k for k in required if k not in record and k not in ("players", "probabilities")]
     if missing:
         raise ValueError(f"game record is missing {missing}")
-    seed = record["seed"]
-    if not _is_seed(seed):
-        raise ValueError(f"game record seed must be a non-negative integer or a list of them, got {seed!r}")
-    for field in lists:
-        if not isinstance(record[field], list):
-            raise ValueError(f"game record {field} must be a list, got {type(record[field]).__name__}")
-    if not isinstance(record["config"], dict):
-        raise ValueError(f"game record config must be a dict of {title} fields")
-
-
-def _check_result_types(record: dict[str, Any]) -> None:
-    """The stated result's types: ``over`` and ``truncated`` booleans, ``winners`` a list of seats,
-    ``returns`` a list of numbers (their values are checked against the replay)."""
-    for field in ("over", "truncated"):
-        if not isinstance(record[field], bool):
-            raise ValueError(f"game record {field} must be true or false, got {_short(record[field])}")
-    if not (isinstance(record["winners"], list) and all(_is_int(seat) for seat in record["winners"])):
-        raise ValueError(f"game record winners must be a list of seats, got {_short(record['winners'])}")
-    if not (isinstance(record["returns"], list) and all(_is_number(r) for r in record["returns"])):
-        raise ValueError(f"game record returns must be a list of numbers, got {_short(record['returns'])}")
-
-
-def _check_extras(record: dict[str, Any]) -> None:
-    """The optional fields pictures show: ``players`` a list of names, ``probabilities`` a list (one
-    per action at most) of null or ``{"action": p}`` with ``p`` in [0, 1]."""
-    players = record.get("players")
-    if players is not None and not (isinstance(players, list) and all(isinstance(p, str) for p in players)):
-        raise ValueError(f"game record players must be a list of names, got {_short(players)}")
-    chances = record.get("probabilities")
-    if chances is None:
-        return
-    if not isinstance(chances, list) or len(chances) > len(record["actions"]):
-        raise ValueError("game record probabilities must be a list with at most one entry per action")
-    for index, entry in enumerate(chances):
-        if entry is not None and not (
-            isinstance(entry, dict)
-            and all(key.isascii() and key.isdigit() and _is_number(p) and 0 <= p <= 1 for key, p in entry.items())
-        ):
+    deal = game.record_keys[0]
+    if not isinstance(record[deal], list):
+        raise ValueError(f"game record {deal} must be a list, got {type(record[deal]).__name__}")
+    try:
+        fields = RecordFields.model_validate(record)
+    except ValidationError as error:
+        problem = first_problem(error)
+        field = problem.field.partition("[")[0].partition(".")[0]
+        if field == "probabilities" and problem.field != field:
+            index = problem.field[len(field) + 1 :].partition("]")[0]
             raise ValueError(
                 f'game record probabilities #{index} must be null or {{"action": p}} with p in [0, 1], '
-                f"got {_short(entry)}"
-            )
+                f"got {short(record[field][int(index)])}"
+            ) from None
+        shown = type(record[field]).__name__ if field == "actions" else short(record[field])
+        must = _MUST_BE[field].format(title=game.title)
+        raise ValueError(f"game record {field} must be {must}, got {shown}") from None
+    if fields.probabilities is not None and len(fields.probabilities) > len(fields.actions):
+        raise ValueError(f"game record probabilities must be {_MUST_BE['probabilities']}")
+    game.record_validate(record)
 
 
 def _check_result(record: dict[str, Any], state: Any, replayed_returns: list[float]) -> None:
@@ -163,7 +165,7 @@ def _check_result(record: dict[str, Any], state: Any, replayed_returns: list[flo
     for field in RESULT_FIELDS:
         if not _same(record[field], replayed[field]):
             raise ValueError(
-                f"the record states {field} {_short(record[field])}, but its actions give {_short(replayed[field])}"
+                f"the record states {field} {short(record[field])}, but its actions give {short(replayed[field])}"
             )
 
 
@@ -172,26 +174,6 @@ def _same(stated: Any, found: Any) -> bool:
     if isinstance(stated, list) and isinstance(found, list):
         return len(stated) == len(found) and all(map(_same, stated, found))
     return isinstance(stated, bool) == isinstance(found, bool) and stated == found
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _short(value: Any) -> str:
-    """A value for a one-line message, cut short if long."""
-    return reprlib.repr(value)
-
-
-def _is_seed(seed: Any) -> bool:
-    """A non-negative int, or a non-empty list of them (NumPy seeds a generator from either; the
-    evaluation's games are seeded by lists)."""
-    items = seed if isinstance(seed, list) and seed else [seed]
-    return all(isinstance(item, int) and not isinstance(item, bool) and item >= 0 for item in items)
 
 
 def _seed(seed: Any) -> int | list[int]:

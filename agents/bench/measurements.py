@@ -1,78 +1,129 @@
 """The exploitability and cross-play files of a results folder (``exploit-TASK.json``, written by
 :func:`agents.bench.twoplayer.exploit_runs`; ``crossplay-TASK.json``, by
 :func:`agents.bench.crossplay.crossplay`), read and checked for the report (:mod:`agents.bench.report`):
-a damaged or hostile file is refused in one line naming it, never half-read."""
+their fields by pydantic (:class:`ExploitFile`, :class:`CrossplayFile`), what relates them here; a
+damaged or hostile file is refused in one line naming it, never half-read."""
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trash_env.files import read_bounded
+from trash_env.schema import Integer, Number, first_problem
 
 EXPLOIT_FORMAT = 1  # of exploit-TASK.json
 CROSSPLAY_FORMAT = 1  # of crossplay-TASK.json
 LIMIT = 1 << 24  # either file: 16 MiB at most
 FILES = re.compile(r"(crossplay|exploit)-([a-z0-9-]+)\.json")
 
-
-def _number(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{where} is {value!r}, not a number")
-    return float(value)
+Name = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
 
 
-def _text(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not value or len(value) > 200:
-        raise ValueError(f"{where} is {value!r}, not a name")
-    return value
+class _Part(BaseModel):
+    """A part of either file: the fields the report reads, checked; others (what the writer adds for
+    people: the policy's file, the deals) are kept as they are."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
 
 
-def _list(data: dict[str, Any], key: str, name: str) -> list[dict[str, Any]]:
-    rows = data.get(key)
-    if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
-        raise ValueError(f"{name}: {key} is not a list of objects")
-    return rows
+class ExploitRun(_Part):
+    """One run's exploitability: exact, or a lower bound with its 95% interval."""
+
+    run: Name
+    algorithm: Name
+    exploitability: Annotated[Number, Field(ge=-2.0, le=2.0)]
+    low: Number | None = None
+    high: Number | None = None
+
+
+class ExploitFile(_Part):
+    """``exploit-TASK.json``."""
+
+    format: Literal[1]
+    task: Name
+    task_version: Integer
+    kind: Literal["exact", "bound"]
+    runs: list[ExploitRun]
+
+
+class CrossplayEntry(_Part):
+    """A player of the cross-play: a kept run's policy (with its algorithm) or a baseline."""
+
+    name: Name
+    kind: Literal["run", "baseline"]
+    algorithm: Name | None = None
+
+
+class Rating(_Part):
+    """An entry's rating with its interval."""
+
+    agent: Name
+    low: Number
+    mean: Number
+    high: Number
+
+
+class CrossplayFile(_Part):
+    """``crossplay-TASK.json``."""
+
+    format: Literal[1]
+    task: Name
+    task_version: Integer
+    entries: list[CrossplayEntry]
+    ratings: list[Rating]
+
+
+def _validated(model: type[BaseModel], data: Any, name: str, what: str) -> Any:
+    """``data`` as ``model``: a one-line ValueError naming ``name`` and the first field that is wrong."""
+    if not isinstance(data, dict) or data.get("format") != 1:
+        raise ValueError(f"{name} is not {what} of format 1")
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        problem = first_problem(error)
+    if problem.missing:
+        raise ValueError(f"{name}: {problem.field} is missing")
+    if problem.kind == "list_type":
+        raise ValueError(f"{name}: {problem.field} is not a list of objects")
+    if problem.kind == "literal_error":
+        expected = problem.message.removeprefix("Input should be ")
+        raise ValueError(f"{name}: {problem.field} is {problem.value!r}, not {expected}")
+    if problem.kind in ("greater_than_equal", "less_than_equal"):
+        raise ValueError(f"{name}: {problem.field} is {problem.value}, outside [-2, 2]")
+    if problem.kind in ("float_type", "finite_number", "int_type"):
+        raise ValueError(f"{name}: {problem.field} is {problem.value!r}, not a number")
+    raise ValueError(f"{name}: {problem.field} is {problem.value!r}, not a name ({problem.message.lower()})")
 
 
 def check_exploit(data: Any, name: str) -> dict[str, Any]:
     """``data`` (an ``exploit-TASK.json``) if it is one: a one-line ValueError naming ``name`` otherwise."""
-    if not isinstance(data, dict) or data.get("format") != EXPLOIT_FORMAT:
-        raise ValueError(f"{name} is not an exploitability file of format {EXPLOIT_FORMAT}")
-    if data.get("kind") not in ("exact", "bound"):
-        raise ValueError(f"{name}: kind is {data.get('kind')!r}, not 'exact' or 'bound'")
-    for i, row in enumerate(_list(data, "runs", name)):
-        for key in ("run", "algorithm"):
-            _text(row.get(key), f"{name}: runs[{i}].{key}")
-        value = _number(row.get("exploitability"), f"{name}: runs[{i}].exploitability")
-        if not -2.0 <= value <= 2.0:
-            raise ValueError(f"{name}: runs[{i}].exploitability is {value}, outside [-2, 2]")
-        if data["kind"] == "bound":
-            low, high = (_number(row.get(k), f"{name}: runs[{i}].{k}") for k in ("low", "high"))
-            if not low <= value <= high:
-                raise ValueError(f"{name}: runs[{i}] has its interval [{low}, {high}] not around {value}")
+    file = _validated(ExploitFile, data, name, "an exploitability file")
+    for i, row in enumerate(file.runs):
+        if file.kind == "bound":
+            if row.low is None or row.high is None:
+                raise ValueError(f"{name}: runs[{i}] is a bound without its interval (low, high)")
+            if not row.low <= row.exploitability <= row.high:
+                interval = f"[{row.low}, {row.high}]"
+                raise ValueError(f"{name}: runs[{i}] has its interval {interval} not around {row.exploitability}")
     return data
 
 
 def check_crossplay(data: Any, name: str) -> dict[str, Any]:
     """``data`` (a ``crossplay-TASK.json``) if it is one: a one-line ValueError naming ``name`` otherwise."""
-    if not isinstance(data, dict) or data.get("format") != CROSSPLAY_FORMAT:
-        raise ValueError(f"{name} is not a cross-play file of format {CROSSPLAY_FORMAT}")
-    kinds = {}
-    for i, entry in enumerate(_list(data, "entries", name)):
-        kinds[_text(entry.get("name"), f"{name}: entries[{i}].name")] = entry
-        if entry.get("kind") == "run":
-            _text(entry.get("algorithm"), f"{name}: entries[{i}].algorithm")
-        elif entry.get("kind") != "baseline":
-            raise ValueError(f"{name}: entries[{i}].kind is {entry.get('kind')!r}, not 'run' or 'baseline'")
-    for i, row in enumerate(_list(data, "ratings", name)):
-        if _text(row.get("agent"), f"{name}: ratings[{i}].agent") not in kinds:
-            raise ValueError(f"{name}: ratings[{i}] rates {row['agent']!r}, which is not an entry")
-        low, mean, high = (_number(row.get(k), f"{name}: ratings[{i}].{k}") for k in ("low", "mean", "high"))
-        if not low <= mean <= high:
-            raise ValueError(f"{name}: ratings[{i}] has its interval [{low}, {high}] not around {mean}")
+    file = _validated(CrossplayFile, data, name, "a cross-play file")
+    for i, entry in enumerate(file.entries):
+        if entry.kind == "run" and entry.algorithm is None:
+            raise ValueError(f"{name}: entries[{i}] is a run without its algorithm")
+    names = {entry.name for entry in file.entries}
+    for i, row in enumerate(file.ratings):
+        if row.agent not in names:
+            raise ValueError(f"{name}: ratings[{i}] rates {row.agent!r}, which is not an entry")
+        if not row.low <= row.mean <= row.high:
+            raise ValueError(f"{name}: ratings[{i}] has its interval [{row.low}, {row.high}] not around {row.mean}")
     return data
 
 
@@ -89,10 +140,7 @@ def load_measurements(results: Path) -> dict[tuple[str, int], dict[str, dict[str
         kind, task = match.groups()
         data = parse_json(read_bounded(path, LIMIT), str(path))
         data = (check_exploit if kind == "exploit" else check_crossplay)(data, str(path))
-        if data.get("task") != task or isinstance(data.get("task_version"), bool):
-            raise ValueError(f"{path} is named for task {task} but holds {data.get('task')!r}")
-        version = data.get("task_version")
-        if not isinstance(version, int):
-            raise ValueError(f"{path}: task_version is {version!r}, not a number")
-        found.setdefault((task, version), {})[kind] = data
+        if data["task"] != task:
+            raise ValueError(f"{path} is named for task {task} but holds {data['task']!r}")
+        found.setdefault((task, data["task_version"]), {})[kind] = data
     return found

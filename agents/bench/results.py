@@ -6,7 +6,8 @@ readers, ``trash-bench run`` when it resumes a sweep, ``trash-bench evaluate`` a
 report``, take nothing in it on trust: :func:`check` (a parsed JSON value and its path) returns the
 typed :class:`Result` or raises a ``ValueError`` naming the file, the field and what is wrong with it
 (and :func:`agents.bench.store.read` reads a file, bounded, and checks also that it lies where it says):
-- every field of its type (an integer is not a string, a bool or a float; a number is finite and
+- every field of its type, checked by pydantic against the dataclasses below (JSON's own types:
+  :mod:`trash_env.schema`; an integer is not a string, a bool or a float; a number is finite and
   within :data:`LIMIT`), none missing, none unknown (a field this version does not know could be one
   that changes what the file means: a newer format is refused by its number, not half-read);
 - the task is one of the registry's, the algorithm a plain name (:func:`check_name`), the seed a
@@ -43,14 +44,15 @@ import dataclasses
 import json
 import math
 import re
-import types
-import typing
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 
 from agents.bench.tasks import MAX_FRACTION, MAX_TRAINING_SEED, PROTOCOL_VERSION, TASKS, TEST_SEEDS
+from trash_env.schema import Flag, Integer, Number, Problem, Text, first_problem
 
 FORMAT = 2  # the format run_one writes
 FORMATS = (1, 2)  # the formats this version reads
@@ -62,34 +64,42 @@ SPEC = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}")  # an algorithm as give
 KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,39}")  # a key of a mapping (a library's name)
 MAX_REASON = 300  # characters of one reason a run is invalid
 
+# The field types of a result file beyond JSON's own (trash_env.schema): numbers within bounds.
+Count = Annotated[Integer, Field(ge=-MAX_INTEGER, le=MAX_INTEGER)]
+Figure = Annotated[Number, Field(ge=-LIMIT, le=LIMIT)]
+Key = Annotated[Text, Field(pattern=KEY.pattern)]
+FILE_CONFIG = ConfigDict(extra="forbid")  # a field this version does not know is refused, not skipped
 
+
+@with_config(FILE_CONFIG)
 @dataclass(frozen=True)
 class Anchors:
     """The scores a normalised score was computed with: ``random``'s (0) and the reference agent's
     (1), against the same opponent (format 2: on the same deals; for an exact score, exactly)."""
 
-    random: float
-    reference: float
+    random: Figure
+    reference: Figure
 
     def normalize(self, score: float) -> float:
         return (score - self.random) / (self.reference - self.random)
 
 
+@with_config(FILE_CONFIG)
 @dataclass(frozen=True)
 class ExactScore:
     """A score computed exactly, without deals (:mod:`agents.bench.exact`, the solved tasks): the
     expected score difference per deal against the same opponent as the sampled score beside it, and
     normalised with ``random``'s and the reference agent's exact scores against that opponent."""
 
-    score: float
-    normalized: float
+    score: Figure
+    normalized: Figure
     anchors: Anchors
 
 
 class _Headlined:
     """A score with its ``normalized`` (sampled) and, on a run scored exactly, its ``exact``."""
 
-    normalized: float
+    normalized: Figure
     exact: ExactScore | None
 
     @property
@@ -98,122 +108,130 @@ class _Headlined:
         return self.exact.normalized if self.exact is not None else self.normalized
 
 
+@with_config(FILE_CONFIG)
 @dataclass(frozen=True)
 class CurvePoint(_Headlined):
     """The policy at one evaluation point: its score difference per deal against the evaluation
     opponent, the 95% interval over deals, and the score normalised (0: random, 1: the reference);
     ``exact`` where the run was scored exactly (``scoring: "exact"``)."""
 
-    timesteps: int
-    score: float
-    low: float
-    high: float
-    normalized: float
+    timesteps: Count
+    score: Figure
+    low: Figure
+    high: Figure
+    normalized: Figure
     exact: ExactScore | None = None
 
 
+@with_config(FILE_CONFIG)
 @dataclass(frozen=True)
 class FinalEvaluation(_Headlined):
     """The returned policy, evaluated on the final deals (the same figures as a :class:`CurvePoint`);
     format 2 adds the test seed (drawn after training) and the anchors measured on those deals."""
 
-    score: float
-    low: float
-    high: float
-    normalized: float
-    deals: int
-    seed: int | None = None
+    score: Figure
+    low: Figure
+    high: Figure
+    normalized: Figure
+    deals: Count
+    seed: Count | None = None
     anchors: Anchors | None = None
     exact: ExactScore | None = None
 
 
+@with_config(FILE_CONFIG)
 @dataclass(frozen=True)
 class HeldOutEvaluation(_Headlined):
     """The final policy against one held-out opponent (never met in training), on the final's test
     deals, normalised with ``random``'s and the reference agent's scores against it on those deals."""
 
-    opponent: str
-    score: float
-    low: float
-    high: float
-    normalized: float
-    deals: int
+    opponent: Text
+    score: Figure
+    low: Figure
+    high: Figure
+    normalized: Figure
+    deals: Count
     anchors: Anchors
     exact: ExactScore | None = None
 
 
+@with_config(FILE_CONFIG)
 @dataclass(frozen=True)
 class Validation:
     """The validation deals of the curve (the first ``deals`` deals of ``seed``) and the anchors
     measured on them."""
 
-    seed: int
-    deals: int
+    seed: Count
+    deals: Count
     anchors: Anchors
 
 
+@with_config(FILE_CONFIG)
 @dataclass(frozen=True)
 class GitCommit:
     """The checkout a run was made from: its commit, and whether tracked files differed from it."""
 
-    commit: str
-    modified: bool
+    commit: Text
+    modified: Flag
 
 
+@with_config(FILE_CONFIG)
 @dataclass(frozen=True)
 class Provenance:
     """Where a run's figures came from besides its settings (:func:`agents.bench.provenance.provenance`
     of the process that trained it): they repeat exactly only with the same of all these."""
 
-    package_version: str
+    package_version: Text
     git: GitCommit | None
-    cpu: str
-    cores: int | None
-    python: str
-    versions: dict[str, str]
-    torch_threads: int | None
+    cpu: Text
+    cores: Count | None
+    python: Text
+    versions: dict[Key, Text]
+    torch_threads: Count | None
 
 
+@with_config(FILE_CONFIG)
 @dataclass(frozen=True)
 class Protocol:
     """How the policy was evaluated: the opponent, the deals at each point and at the end, the seed."""
 
-    opponent: str
-    deals: int
-    final_deals: int
-    seed: int
+    opponent: Text
+    deals: Count
+    final_deals: Count
+    seed: Count
 
 
+@with_config(FILE_CONFIG)
 @dataclass(frozen=True)
 class Result:
     """One finished run (task, algorithm, seed): a result file's fields, in the file's order."""
 
-    format: int
-    task: str
-    task_version: int
-    algorithm: str
-    seed: int
-    budget: int
-    budget_fraction: float
+    format: Count
+    task: Text
+    task_version: Count
+    algorithm: Text
+    seed: Count
+    budget: Count
+    budget_fraction: Figure
     curve: tuple[CurvePoint, ...]
     final: FinalEvaluation
     reference: Anchors
     evaluation: Protocol
-    wall_seconds: float
-    package_version: str
-    complete: bool
+    wall_seconds: Figure
+    package_version: Text
+    complete: Flag
     # format 2 (None in format 1)
-    protocol: int | None = None
-    algorithm_spec: str | None = None
-    valid: bool | None = None
-    invalid_reasons: tuple[str, ...] | None = None
-    counted_steps: int | None = None
+    protocol: Count | None = None
+    algorithm_spec: Text | None = None
+    valid: Flag | None = None
+    invalid_reasons: tuple[Text, ...] | None = None
+    counted_steps: Count | None = None
     validation: Validation | None = None
     heldout: tuple[HeldOutEvaluation, ...] | None = None
-    artifact: str | None = None
+    artifact: Text | None = None
     provenance: Provenance | None = None
     # later in format 2 (absent from files written before it)
-    scoring: str | None = None  # "exact" (every score also exact) or "sampled"
+    scoring: Text | None = None  # "exact" (every score also exact) or "sampled"
 
     @property
     def protocol_version(self) -> int:
@@ -296,7 +314,7 @@ def check(data: Any, path: Path) -> Result:
         if data.get("format") not in FORMATS:
             readable = ", ".join(map(str, FORMATS))
             raise _FieldError("format", f"is {_shown(data.get('format'))}: this version reads result format {readable}")
-        result = _parse(Result, data, "")
+        result = _parse(data)
         _check_meaning(result, path)
     except _FieldError as error:
         raise ValueError(f"{path}: {error}") from None
@@ -306,76 +324,48 @@ def check(data: Any, path: Path) -> Result:
 # ---------------------------------------------------------------------- structure
 
 
-def _parse(kind: Any, value: Any, field: str) -> Any:
-    """``value`` as ``kind`` (a dataclass of this module, a tuple of one, int, float, str, bool, or
-    one of them or None); a :class:`_FieldError` naming ``field`` otherwise."""
-    if dataclasses.is_dataclass(kind):
-        return _parse_object(kind, value, field)
-    origin, arguments = typing.get_origin(kind), typing.get_args(kind)
-    if origin is tuple:
-        if not isinstance(value, list):
-            raise _FieldError(field, f"is {_shown(value)}, not a list")
-        return tuple(_parse(arguments[0], item, f"{field}[{i}]") for i, item in enumerate(value))
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise _FieldError(field, f"is {_shown(value)}, not an object")
-        items = {}
-        for key, item in value.items():
-            if not KEY.fullmatch(key):
-                raise _FieldError(field, f"has the key {quoted(key)}, not a plain name")
-            items[key] = _parse(arguments[1], item, _join(field, key))
-        return items
-    if origin in (typing.Union, types.UnionType):
-        if value is None:
-            return None
-        (inner,) = [argument for argument in arguments if argument is not type(None)]
-        return _parse(inner, value, field)
-    if kind is bool:
-        if not isinstance(value, bool):
-            raise _FieldError(field, f"is {_shown(value)}, not true or false")
-        return value
-    if kind is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _FieldError(field, f"is {_shown(value)}, not an integer")
-        if abs(value) > MAX_INTEGER:
-            raise _FieldError(field, f"is {value}, beyond {MAX_INTEGER:,}: not a plausible figure")
-        return value
-    if kind is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise _FieldError(field, f"is {_shown(value)}, not a number")
-        if not math.isfinite(value):
-            raise _FieldError(field, f"is {value}, not a finite number")
-        if abs(value) > LIMIT:
-            raise _FieldError(field, f"is {value:g}, beyond {LIMIT:g} in size: not a plausible figure")
-        return float(value)
-    if kind is str:
-        if not isinstance(value, str):
-            raise _FieldError(field, f"is {_shown(value)}, not a string")
-        return value
-    raise TypeError(f"no check for {kind!r}")  # a field type this module does not handle: a bug here
+_RESULT = TypeAdapter(Result)
 
 
-def _parse_object(kind: Any, value: Any, field: str) -> Any:
-    """A dataclass from a JSON object: every field present (or defaulted), none unknown."""
-    if not isinstance(value, dict):
-        raise _FieldError(field or "the file", f"is {_shown(value)}, not an object")
-    fields = dataclasses.fields(kind)
-    known = {f.name for f in fields}
-    unknown = sorted(str(key) for key in value if key not in known)
-    if unknown:
-        key = unknown[0] if re.fullmatch(r"\w{1,40}", unknown[0]) else quoted(unknown[0])
-        raise _FieldError(_join(field, key), "is not a field of a result file (this version's fields only)")
-    hints = typing.get_type_hints(kind)
-    items = {}
-    for f in fields:
-        where = _join(field, f.name)
-        if f.name in value:
-            items[f.name] = _parse(hints[f.name], value[f.name], where)
-        elif f.default is not dataclasses.MISSING:
-            items[f.name] = f.default
-        else:
-            raise _FieldError(where, "is missing")
-    return kind(**items)
+def _parse(data: dict[str, Any]) -> Result:
+    """``data`` as a :class:`Result` (pydantic checks the types); a :class:`_FieldError` naming the first
+    field that is wrong otherwise."""
+    try:
+        return _RESULT.validate_python(data)
+    except ValidationError as error:
+        problem = first_problem(error)
+    raise _FieldError(problem.field, _problem(problem)) from None
+
+
+# What each kind of pydantic error says about the value it found (``{}``: the value as the file has it).
+_PROBLEMS = {
+    "int_type": "is {}, not an integer",
+    "float_type": "is {}, not a number",
+    "bool_type": "is {}, not true or false",
+    "string_type": "is {}, not a string",
+    "tuple_type": "is {}, not a list",
+    "dict_type": "is {}, not an object",
+    "dataclass_type": "is {}, not an object",
+    "dataclass_exact_type": "is {}, not an object",
+}
+
+
+def _problem(problem: Problem) -> str:
+    """What is wrong with a field, in the words of the file."""
+    value = problem.value
+    if problem.missing:
+        return "is missing"
+    if problem.unknown:
+        return "is not a field of a result file (this version's fields only)"
+    if problem.kind == "finite_number":
+        return f"is {value}, not a finite number"
+    if problem.kind in ("greater_than_equal", "less_than_equal"):
+        if isinstance(value, int):
+            return f"is {value}, beyond {MAX_INTEGER:,}: not a plausible figure"
+        return f"is {value:g}, beyond {LIMIT:g} in size: not a plausible figure"
+    if problem.kind == "string_pattern_mismatch":
+        return f"has the key {quoted(value)}, not a plain name"
+    return _PROBLEMS.get(problem.kind, "is {}: " + problem.message).format(_shown(value))
 
 
 def _join(field: str, name: str) -> str:

@@ -90,6 +90,11 @@ BAD = [
     ),
     ("another task inside", lambda path, data: write_json(path, data | {"task": "hyn-2p"}), "named for task"),
     ("a list", lambda path, data: write_json(path, [1, 2]), "is not a cross-play file"),
+    (
+        "a run of no algorithm",
+        lambda path, data: write_json(path, data | {"entries": [{"name": "x/seed_0", "kind": "run"}]}),
+        "entries[0] is a run without its algorithm",
+    ),
 ]
 
 
@@ -186,6 +191,9 @@ RUN = {"run": "a/seed_0", "algorithm": "a"}
         ({"runs": [RUN | {"exploitability": 0.5, "low": 0.6, "high": 0.9}]}, "not around"),
         ({"runs": [RUN | {"exploitability": "NaN"}]}, "not a number"),
         ({"runs": "everything"}, "runs is not a list"),
+        ({"runs": [RUN | {"exploitability": 0.5}]}, "runs[0] is a bound without its interval"),
+        ({"runs": [RUN | {"exploitability": True, "low": 0, "high": 1}]}, "runs[0].exploitability is True, not a number"),
+        ({"runs": [{"algorithm": "a", "exploitability": 0.5, "low": 0, "high": 1}]}, "runs[0].run is missing"),
     ],
 )
 def test_a_damaged_exploit_file_is_refused_by_name(measured: Path, tmp_path: Path, change, message) -> None:

@@ -32,6 +32,7 @@ from agents.evaluation.duplicate import run_pairings
 from agents.evaluation.games import play_game
 from agents.heuristic import NeighborHeuristic, NeighborRoller
 from agents.optimal import OptimalAgent
+from trash_env import engine_host
 from trash_env.counter_rng import keyed_generator
 from trash_env.games import NEIGHBOR
 from trash_env.neighbor import batched
@@ -350,7 +351,7 @@ def test_exact_games_of_in_engine_baselines_are_the_agents_games(
         state = play_game(config, [agents[name] for name in lineup], np.random.default_rng(seed), rngs)
         assert_same_state(state, batch, b)
         assert batch.rewards[b].tolist() == neighbor.returns(state)
-        assert batch.streams[b, :players, batched.DRAWS].tolist() == [rng.draws for rng in rngs]
+        assert batch.streams[b, :players, engine_host.DRAWS].tolist() == [rng.draws for rng in rngs]
         draws += sum(rng.draws for rng in rngs)
     assert (draws > 50) == ("random" in names)
 
@@ -382,7 +383,7 @@ def test_fast_random_is_legal_and_uniform() -> None:
     mask, count = masks[b].copy(), int(masks[b].sum())
     rs = batch.rng_state.copy()
     picks = Counter(
-        batched._policy(batch.state, batch.rules, rs, batch.streams, batch.tables, b, batched.RANDOM, mask, count)
+        batched._policy(batch.state, batch.rules, rs, batch.streams, batch.tables, b, engine_host.RANDOM, mask, count)
         for _ in range(6000)
     )
     assert set(picks) == set(np.flatnonzero(mask).tolist())
@@ -412,7 +413,7 @@ def test_single_agent_batch_asks_only_the_learner() -> None:
         for b in range(batch.batch_size):
             learner = int(batch.state[b, batched.LEARNER])
             assert batch.seats[b] == learner == batch.game_state(b).current
-            assert batch.policies[b, learner] == batched.EXTERNAL
+            assert batch.policies[b, learner] == engine_host.EXTERNAL
             assert {int(c) for seat, c in enumerate(batch.policies[b]) if seat != learner} <= codes
         asked = batch.seats.copy()
         learners.update(asked.tolist())

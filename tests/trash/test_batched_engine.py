@@ -23,6 +23,7 @@ from helpers.batched import assert_same_state
 
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
 from agents.evaluation.games import play_game
+from trash_env import engine_host
 from trash_env.counter_rng import keyed_generator
 from trash_env.trash import batched
 from trash_env.trash import rules as trash
@@ -414,7 +415,7 @@ def test_exact_random_is_random_agent_on_keyed_streams(preset: str, players: int
         state = play_game(config, [agents[name] for name in lineup], np.random.default_rng(seed), rngs)
         assert_same_state(state, batch, b)
         assert batch.rewards[b].tolist() == trash.returns(state)
-        assert batch.streams[b, :players, batched.DRAWS].tolist() == [rng.draws for rng in rngs]
+        assert batch.streams[b, :players, engine_host.DRAWS].tolist() == [rng.draws for rng in rngs]
         decisions += sum(rng.draws for rng in rngs)
     assert decisions > 50
 
@@ -451,7 +452,8 @@ def test_random_policy_is_legal_and_uniform() -> None:
         count = int(mask.sum())
         rs, ks = batch.rng_state.copy(), batch.streams
         draws = 6000
-        picks = Counter(batched._policy(g, batch.rules, rs, ks, b, batched.RANDOM, mask, count) for _ in range(draws))
+        code = engine_host.RANDOM
+        picks = Counter(batched._policy(g, batch.rules, rs, ks, b, code, mask, count) for _ in range(draws))
         assert set(picks) == set(np.flatnonzero(mask).tolist())
         expected = draws / count
         assert all(abs(n - expected) < 5 * np.sqrt(expected) for n in picks.values()), picks
@@ -483,7 +485,7 @@ def test_single_agent_batch_asks_only_the_learner() -> None:
             if masks[b].sum() < 2:  # R13: the learner would have no real choice in the whole game
                 assert (state.phase, state.hand, state.turn) == (trash.DRAW, 0, learner)
                 first_moves += 1
-            assert batch.policies[b, learner] == batched.EXTERNAL
+            assert batch.policies[b, learner] == engine_host.EXTERNAL
             assert {int(c) for seat, c in enumerate(batch.policies[b]) if seat != learner} <= codes
         asked = batch.seats.copy()
         learners.update(asked.tolist())

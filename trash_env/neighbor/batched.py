@@ -43,22 +43,9 @@ from typing import Any
 
 import numpy as np
 
+from trash_env import engine_host as host
 from trash_env.counter_rng import _mulhilo  # the 64x64-bit product both generators use
-from trash_env.engine_host import (  # the codes and stream cells of every engine are the host's, named here too
-    ANY_ASKED,
-    ASKED_FROM,
-    DRAWS,  # noqa: F401
-    EXTERNAL,
-    KEYED_RANDOM,  # noqa: F401
-    PARALLEL_FROM,  # noqa: F401
-    RANDOM,
-    REPLACEMENTS,
-    BatchHost,
-    Kernels,
-    RowLayout,
-    random_choice,
-    seat_players,
-)
+from trash_env.engine_host import BatchHost, Kernels, RowLayout
 from trash_env.jit import HAVE_NUMBA, njit, prange  # noqa: F401 (HAVE_NUMBA: the engine's own)
 from trash_env.neighbor import rules as neighbor
 from trash_env.neighbor.observation import NeighborObserver
@@ -91,7 +78,7 @@ MARKER_WAYS = np.array([neighbor.WAYS[total] for total in neighbor.TOTALS], np.i
 # game's xorshift) and KEYED_RANDOM (exact mode: RandomAgent's draws from each seat's keyed Philox stream,
 # ``streams``); trash_env/engine_host.py.
 HEURISTIC, ROLLER_POLICY, OPTIMAL = 1, 2, 3
-POLICY_CODES = {"random": RANDOM, "heuristic": HEURISTIC, "roller": ROLLER_POLICY, "optimal": OPTIMAL}
+POLICY_CODES = {"random": host.RANDOM, "heuristic": HEURISTIC, "roller": ROLLER_POLICY, "optimal": OPTIMAL}
 
 # A game's dice generator (``NeighborBatch.dice`` [B, DICE_WIDTH], uint64): NumPy's PCG64, its 128-bit
 # state and increment as high and low words, and the spare 32-bit half of its last 64-bit output.
@@ -388,22 +375,12 @@ def _likeliest_covered(g: np.ndarray, b: int, seat: int) -> int:
 
 
 @njit(cache=True)
-def _policy(
-    g: np.ndarray,
-    r: np.ndarray,
-    rs: np.ndarray,
-    ks: np.ndarray,
-    tables: tuple,
-    b: int,
-    code: int,
-    mask: np.ndarray,
-    count: int,
-) -> int:
+def _policy(g, r, rs, ks, tables, b, code, mask, count) -> int:
     """The choice of in-engine policy ``code`` for game ``b``'s acting seat among the ``count`` legal
     actions of ``mask``: random draws from the fast mode's generators ``rs`` or, in exact mode, from
     the seat's keyed stream in ``ks``; heuristic, roller and optimal draw nothing."""
     seat = g[b, CUR]
-    choice = random_choice(rs, ks, b, seat, code, mask, count)
+    choice = host.random_choice(rs, ks, b, seat, code, mask, count)
     if choice >= 0:
         return choice
     choosing = g[b, PHASE] == CHOOSE
@@ -422,31 +399,20 @@ def _policy(
 
 
 @njit(cache=True)
-def _advance(
-    g: np.ndarray,
-    r: np.ndarray,
-    rs: np.ndarray,
-    ks: np.ndarray,
-    d: np.ndarray,
-    tables: tuple,
-    b: int,
-    policies: np.ndarray,
-    stop_seat: int,
-    mask: np.ndarray,
-) -> int:
+def _advance(g, r, rs, ks, d, tables, b, policies, stop_seat, mask) -> int:
     """Play forced moves (R14) and in-engine policies until an asked seat has a real choice, or
     (``stop_seat`` a seat, or ANY_ASKED for every EXTERNAL seat) until that seat has any move, or the
     game is over. Returns the number of legal actions of the seat asked (0 when over)."""
     while g[b, PHASE] != OVER:
         seat = g[b, CUR]
         action = _forced(g, b)
-        stop = seat == stop_seat or (stop_seat == ANY_ASKED and policies[b, seat] == EXTERNAL)
+        stop = seat == stop_seat or (stop_seat == host.ANY_ASKED and policies[b, seat] == host.EXTERNAL)
         if stop or action < 0:
             count = _legal(g, b, mask)
             if stop:
                 return count
             code = policies[b, seat]
-            if code == EXTERNAL or code >= ASKED_FROM:
+            if code == host.EXTERNAL or code >= host.ASKED_FROM:
                 return count
             action = _policy(g, r, rs, ks, tables, b, code, mask, count)
         _apply(g, r, d, b, action)
@@ -454,18 +420,7 @@ def _advance(
 
 
 @njit(cache=True)
-def _first_choice(
-    g: np.ndarray,
-    r: np.ndarray,
-    rs: np.ndarray,
-    ks: np.ndarray,
-    d: np.ndarray,
-    start: np.ndarray,
-    tables: tuple,
-    b: int,
-    policies: np.ndarray,
-    mask: np.ndarray,
-) -> int:
+def _first_choice(g, r, rs, ks, d, start, tables, b, policies, mask) -> int:
     """Advance a new game (fast mode) to its first real choice. R14 (as R13): if the whole game would
     pass without one, play the same game again (the same dice, the same random choices) and stop at
     the first move of the learner (of the first player when every seat is asked). Returns 0 only if
@@ -479,34 +434,21 @@ def _first_choice(
         learner = g[b, LEARNER]
         _new_game(g, r, b)
         g[b, LEARNER] = learner
-        count = _advance(g, r, rs, ks, d, tables, b, policies, learner if learner >= 0 else ANY_ASKED, mask)
+        count = _advance(g, r, rs, ks, d, tables, b, policies, learner if learner >= 0 else host.ANY_ASKED, mask)
     return count
 
 
 @njit(cache=True)
-def _deal_new(
-    g: np.ndarray,
-    r: np.ndarray,
-    rs: np.ndarray,
-    ks: np.ndarray,
-    d: np.ndarray,
-    start: np.ndarray,
-    tables: tuple,
-    b: int,
-    policies: np.ndarray,
-    pool: np.ndarray,
-    learner: int,
-    mask: np.ndarray,
-) -> int:
+def _deal_new(g, r, rs, ks, d, start, tables, b, policies, pool, learner, mask) -> int:
     """A new game in slot ``b`` (fast mode), its dice generator's state kept (``start``) for R14's
     replay, seated as :func:`seat_players` does, and advanced to its first real choice; a game in which
     the learner never moves is replaced (R14). Returns the number of legal actions there (0 only after
     REPLACEMENTS games in a row)."""
-    for _ in range(REPLACEMENTS):
+    for _ in range(host.REPLACEMENTS):
         for i in range(DICE_WIDTH):
             start[b, i] = d[b, i]
         _new_game(g, r, b)
-        seat_players(g, rs, b, r[KP], LEARNER, policies, pool, learner)
+        host.seat_players(g, rs, b, r[KP], LEARNER, policies, pool, learner)
         count = _first_choice(g, r, rs, ks, d, start, tables, b, policies, mask)
         if count > 0:
             return count
@@ -514,19 +456,7 @@ def _deal_new(
 
 
 @njit(cache=True)
-def _step_one(
-    g: np.ndarray,
-    r: np.ndarray,
-    rs: np.ndarray,
-    ks: np.ndarray,
-    extra: tuple,
-    b: int,
-    actions: np.ndarray,
-    policies: np.ndarray,
-    pool: np.ndarray,
-    learner: int,
-    out: tuple,
-) -> None:
+def _step_one(g, r, rs, ks, extra, b, actions, policies, pool, learner, out) -> None:
     """One step of game ``b``: apply its action (-1: none), play forced moves and in-engine policies
     (R14), and write its acting seat, observation and mask. A game that ends gets its rewards (R12),
     ``dones`` and ``truncs``, its learner's reward and final observation; in fast mode it is dealt
@@ -535,7 +465,7 @@ def _step_one(
     began, and the solution's two tables (flat: Numba's threads take tuples of arrays, not nested ones)."""
     d, start, roll_again, uncover = extra
     tables = (roll_again, uncover)
-    obs, masks, rewards, dones, seats, status, truncs, learner_rewards, final_obs = out
+    obs, masks, rewards, dones, seats, status, _, _, final_obs = out
     dones[b] = False
     rewards[b] = 0.0
     if actions[b] >= 0:
@@ -543,11 +473,8 @@ def _step_one(
     count = _advance(g, r, rs, ks, d, tables, b, policies, -1, masks[b])
     if count == 0:
         _returns(g, r, b, rewards[b])
-        dones[b] = True
-        truncs[b] = g[b, TRUNC] != 0
-        ended = g[b, LEARNER]
+        ended = host.game_ended(g, b, TRUNC, LEARNER, out)
         if ended >= 0:
-            learner_rewards[b] = rewards[b, ended]
             _encode(g, r, b, ended, final_obs[b])
         if not r[KEXACT]:
             count = _deal_new(g, r, rs, ks, d, start, tables, b, policies, pool, learner, masks[b])
@@ -659,23 +586,17 @@ class NeighborBatch(BatchHost):
     phase_cell, learner_cell, turn_cell, trunc_cell, over = PHASE, LEARNER, TURN, TRUNC, OVER
     kernels = Kernels(_step_games, _step_games_parallel, _start_games, _observe_games)
 
-    def __init__(
-        self,
-        config: NeighborConfig,
-        batch_size: int,
-        seed: int | None = None,
-        exact: bool = False,
-        policies: list[Any] | None = None,
-        opponents: list[str] | None = None,
-        learner_seat: int | None = None,
-        parallel: bool | None = None,
-        optimal_tables: tuple[np.ndarray, np.ndarray] | None = None,
-    ) -> None:
+    def __init__(self, *args: Any, optimal_tables: tuple[np.ndarray, np.ndarray] | None = None, **kwargs: Any) -> None:
+        """The arguments of :class:`~trash_env.engine_host.BatchHost`, and the solution's ``optimal_tables``."""
         self.tables = _NO_TABLES if optimal_tables is None else _as_tables(optimal_tables)
-        observer = NeighborObserver(config) if isinstance(config, NeighborConfig) else None
-        super().__init__(config, batch_size, seed, exact, policies, opponents, learner_seat, parallel, observer)
+        super().__init__(*args, **kwargs)
+
+    def _make_observer(self, config: NeighborConfig) -> NeighborObserver:
+        return NeighborObserver(config)
+
+    def _configure(self) -> None:
         self.rules = np.zeros(RULES_WIDTH, np.int64)
-        self.rules[[KP, KMAXT, KEXACT]] = config.num_players, config.max_turns, int(exact)
+        self.rules[[KP, KMAXT, KEXACT]] = self.config.num_players, self.config.max_turns, int(self.exact)
         self._check_optimal(self.policies)
 
     def _allocate(self) -> None:

@@ -41,23 +41,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from trash_env.engine_host import (  # the codes and stream cells of every engine are the host's, named here too
-    ANY_ASKED,
-    ASKED_FROM,
-    DRAWS,  # noqa: F401
-    EXTERNAL,
-    KEYED_RANDOM,  # noqa: F401
-    MAX_SEATS,
-    PARALLEL_FROM,  # noqa: F401
-    RANDOM,
-    REPLACEMENTS,
-    BatchHost,
-    Kernels,
-    RowLayout,
-    below,
-    random_choice,
-    seat_players,
-)
+from trash_env import engine_host as host
+from trash_env.engine_host import BatchHost, Kernels, RowLayout
 from trash_env.jit import HAVE_NUMBA, njit, prange  # noqa: F401 (HAVE_NUMBA: the engine's own)
 from trash_env.trash import rules as trash
 from trash_env.trash.config import MAX_LAYOUT, TrashConfig
@@ -67,6 +52,7 @@ from trash_env.trash.observation import TrashObserver
 # scalar fields first, then fixed-size blocks sized for the largest configuration (8 seats,
 # three decks with Jokers), so every offset is a compile-time constant.
 MAX_DECK = 3 * 54
+MAX_SEATS = host.MAX_SEATS
 ROW = RowLayout()
 HELD, PHASE, CUR, TURN, HAND, HFIRST, NHW, FLEFT, STOCKN, DISCN, TRUNC, DRAWN, NWIN = ROW.fields(13)
 CONT, CONTFIRST, NEED, PERMN, TODO, LEARNER = ROW.fields(6)
@@ -109,7 +95,7 @@ TITLE = "the Trash batched engine"
 # RANDOM (fast mode: the game's xorshift) and KEYED_RANDOM (exact mode: RandomAgent's draws from each
 # seat's keyed Philox stream, ``streams``); trash_env/engine_host.py.
 GREEDY, COUNTER = 1, 2
-POLICY_CODES = {"random": RANDOM, "greedy": GREEDY, "counter": COUNTER}
+POLICY_CODES = {"random": host.RANDOM, "greedy": GREEDY, "counter": COUNTER}
 
 
 def make_rules(config: TrashConfig, exact: bool) -> np.ndarray:
@@ -178,7 +164,7 @@ def _internal_perm(g: np.ndarray, rs: np.ndarray, b: int, n: int) -> None:
     for i in range(n):
         g[b, PERM + i] = i
     for i in range(n - 1, 0, -1):
-        j = below(rs, b, i + 1)
+        j = host.below(rs, b, i + 1)
         g[b, PERM + i], g[b, PERM + j] = g[b, PERM + j], g[b, PERM + i]
 
 
@@ -521,13 +507,11 @@ def _resume(g: np.ndarray, r: np.ndarray, rs: np.ndarray, b: int) -> int:
 
 
 @njit(cache=True)
-def _policy(
-    g: np.ndarray, r: np.ndarray, rs: np.ndarray, ks: np.ndarray, b: int, code: int, mask: np.ndarray, count: int
-) -> int:
+def _policy(g, r, rs, ks, b, code, mask, count) -> int:
     """The choice of in-engine policy ``code`` for game ``b``'s acting seat among the ``count`` legal
     actions of ``mask``: random draws from the fast mode's generators ``rs`` or, in exact mode, from
     the seat's keyed stream in ``ks``; greedy and counter draw nothing."""
-    choice = random_choice(rs, ks, b, g[b, CUR], code, mask, count)
+    choice = host.random_choice(rs, ks, b, g[b, CUR], code, mask, count)
     if choice >= 0:
         return choice
     if g[b, PHASE] == DRAW:  # greedy and counter: take a playable discard (agents.baselines.takes_playable_discard)
@@ -560,16 +544,7 @@ def _policy(
 
 
 @njit(cache=True)
-def _advance(
-    g: np.ndarray,
-    r: np.ndarray,
-    rs: np.ndarray,
-    ks: np.ndarray,
-    b: int,
-    policies: np.ndarray,
-    stop_seat: int,
-    mask: np.ndarray,
-) -> int:
+def _advance(g, r, rs, ks, b, policies, stop_seat, mask) -> int:
     """Play forced moves (R13) and in-engine policies until an EXTERNAL seat has a real
     choice, or (``stop_seat`` a seat, or ANY_ASKED for every EXTERNAL seat) until that seat has any
     move, or the game is over.
@@ -577,12 +552,12 @@ def _advance(
     while g[b, PHASE] != OVER:
         seat = g[b, CUR]
         action = _forced(g, r, b)
-        stop = seat == stop_seat or (stop_seat == ANY_ASKED and policies[b, seat] == EXTERNAL)
+        stop = seat == stop_seat or (stop_seat == host.ANY_ASKED and policies[b, seat] == host.EXTERNAL)
         if stop or action < 0:
             count = _legal(g, r, b, mask)
             if stop:
                 return count
-            if policies[b, seat] == EXTERNAL or policies[b, seat] >= ASKED_FROM:
+            if policies[b, seat] == host.EXTERNAL or policies[b, seat] >= host.ASKED_FROM:
                 return count
             action = _policy(g, r, rs, ks, b, policies[b, seat], mask, count)
         status = _apply(g, r, rs, b, action)
@@ -666,16 +641,7 @@ def _encode(g: np.ndarray, r: np.ndarray, scale: np.ndarray, b: int, seat: int, 
 
 
 @njit(cache=True)
-def _continue(
-    g: np.ndarray,
-    r: np.ndarray,
-    rs: np.ndarray,
-    ks: np.ndarray,
-    b: int,
-    action: int,
-    policies: np.ndarray,
-    mask: np.ndarray,
-) -> int:
+def _continue(g, r, rs, ks, b, action, policies, mask) -> int:
     """Apply ``action`` (or, after a pause, finish what was interrupted) and advance to the
     next EXTERNAL choice. Returns the number of legal actions there, 0 if the game is
     over, -1 if exact mode paused for a permutation."""
@@ -691,9 +657,7 @@ def _continue(
 
 
 @njit(cache=True)
-def _first_choice(
-    g: np.ndarray, r: np.ndarray, rs: np.ndarray, ks: np.ndarray, b: int, policies: np.ndarray, mask: np.ndarray
-) -> int:
+def _first_choice(g, r, rs, ks, b, policies, mask) -> int:
     """Advance a new game (fast mode) to its first real choice. R13: if the whole game would
     pass without one, deal the same deck again and stop at the first move of the learner
     (of the first player when every seat is asked). Returns 0 only if the learner would
@@ -709,29 +673,19 @@ def _first_choice(
         learner = g[b, LEARNER]
         _new_game(g, r, b)
         g[b, LEARNER] = learner
-        count = _advance(g, r, rs, ks, b, policies, learner if learner >= 0 else ANY_ASKED, mask)
+        count = _advance(g, r, rs, ks, b, policies, learner if learner >= 0 else host.ANY_ASKED, mask)
     return count
 
 
 @njit(cache=True)
-def _deal_new(
-    g: np.ndarray,
-    r: np.ndarray,
-    rs: np.ndarray,
-    ks: np.ndarray,
-    b: int,
-    policies: np.ndarray,
-    pool: np.ndarray,
-    learner: int,
-    mask: np.ndarray,
-) -> int:
+def _deal_new(g, r, rs, ks, b, policies, pool, learner, mask) -> int:
     """Deal game ``b`` anew (fast mode) from its generator, seated as :func:`seat_players` does, and
     advance it to the first real choice; a deal on which the learner never moves is replaced (R13).
     Returns the number of legal actions there (0 only after REPLACEMENTS deals in a row)."""
-    for _ in range(REPLACEMENTS):
+    for _ in range(host.REPLACEMENTS):
         _internal_perm(g, rs, b, r[KD])
         _new_game(g, r, b)
-        seat_players(g, rs, b, r[KP], LEARNER, policies, pool, learner)
+        host.seat_players(g, rs, b, r[KP], LEARNER, policies, pool, learner)
         count = _first_choice(g, r, rs, ks, b, policies, mask)
         if count > 0:
             return count
@@ -739,35 +693,20 @@ def _deal_new(
 
 
 @njit(cache=True)
-def _step_one(
-    g: np.ndarray,
-    r: np.ndarray,
-    rs: np.ndarray,
-    ks: np.ndarray,
-    scale: np.ndarray,
-    b: int,
-    actions: np.ndarray,
-    policies: np.ndarray,
-    pool: np.ndarray,
-    learner: int,
-    out: tuple,
-) -> None:
+def _step_one(g, r, rs, ks, scale, b, actions, policies, pool, learner, out) -> None:
     """One step of game ``b``: apply its action (-1: none), play forced moves and in-engine
     policies (R13), and write its acting seat, observation and mask. A game that ends
     gets its rewards (R10), ``dones`` and ``truncs``, its learner's reward and final
     observation; in fast mode it is dealt again at once (the observation is then the new
     game's). ``status`` is the result of :func:`_continue` (exact mode: -1 paused, 0 over)."""
-    obs, masks, rewards, dones, seats, status, truncs, learner_rewards, final_obs = out
+    obs, masks, rewards, dones, seats, status, _, _, final_obs = out
     dones[b] = False
     rewards[b] = 0.0
     count = _continue(g, r, rs, ks, b, actions[b], policies, masks[b])
     if count == 0:
         _returns(g, r, b, rewards[b])
-        dones[b] = True
-        truncs[b] = g[b, TRUNC] != 0
-        ended = g[b, LEARNER]
+        ended = host.game_ended(g, b, TRUNC, LEARNER, out)
         if ended >= 0:
-            learner_rewards[b] = rewards[b, ended]
             _encode(g, r, scale, b, ended, final_obs[b])
         if not r[KEXACT]:
             count = _deal_new(g, r, rs, ks, b, policies, pool, learner, masks[b])
@@ -850,28 +789,21 @@ class TrashBatch(BatchHost):
     row_width = WIDTH
     phase_cell, learner_cell, turn_cell, trunc_cell, over = PHASE, LEARNER, TURN, TRUNC, OVER
 
-    def __init__(
-        self,
-        config: TrashConfig,
-        batch_size: int,
-        seed: int | None = None,
-        exact: bool = False,
-        policies: list[Any] | None = None,
-        opponents: list[str] | None = None,
-        learner_seat: int | None = None,
-        parallel: bool | None = None,
-    ) -> None:
-        if isinstance(config, TrashConfig) and config.deck_size > MAX_DECK:
+    def _check_config(self, config: TrashConfig) -> None:
+        if config.deck_size > MAX_DECK:
             raise ValueError(
                 f"num_decks={config.num_decks}: the batched engine holds up to {MAX_DECK} cards "
                 "(three decks with Jokers)"
             )
-        observer = TrashObserver(config) if isinstance(config, TrashConfig) else None
-        super().__init__(config, batch_size, seed, exact, policies, opponents, learner_seat, parallel, observer)
-        self.rules = make_rules(config, exact=exact)
-        self.arrays = field_views(self.state, config)
-        self.scale = observer._scale.copy()
-        self._deck_size = config.deck_size  # read once per game at every exact reset
+
+    def _make_observer(self, config: TrashConfig) -> TrashObserver:
+        return TrashObserver(config)
+
+    def _configure(self) -> None:
+        self.rules = make_rules(self.config, exact=self.exact)
+        self.arrays = field_views(self.state, self.config)
+        self.scale = self.observer._scale.copy()
+        self._deck_size = self.config.deck_size  # read once per game at every exact reset
 
     kernels = Kernels(_step_games, _step_games_parallel, _start_games, _observe_games)
 
