@@ -402,7 +402,7 @@ def stoppable_command(
 ) -> int:
     """A training command: the settings from the command line, checked by ``prepare`` (a bad one is
     one line and exit status 2, nothing written), then ``run`` with its log lines on stdout, then the
-    final evaluation's table (:func:`agents.evaluation.report.print_final_table`; the whole summary
+    final evaluation's table (:func:`agents.evaluation.summary.print_final_table`; the whole summary
     is in the run's ``final_eval.json``). ``run`` returns a :class:`agents.training.runs.TrainResult`, whose
     ``exit_status`` is the command's (0, or 128 + the signal number when a signal stopped it)."""
     settings = parse_dataclass(settings_type, argv, prog, description)
@@ -416,7 +416,7 @@ def stoppable_command(
     with console_log(), GracefulStop(safe_point) as stop:
         result = run(setup, stop)
     if result.summary is not None:
-        from agents.evaluation.report import final_evaluation_title, print_final_table
+        from agents.evaluation.summary import final_evaluation_title, print_final_table
 
         print_final_table(result.summary, final_evaluation_title(str(result.policy), settings.final_eval_deals))
     return result.exit_status

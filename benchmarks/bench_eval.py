@@ -29,7 +29,7 @@ from figures import write_figures  # this folder's: run as a script, its folder 
 import trash_env
 from agents.base import Agent, SeatView
 from agents.evaluation.duplicate import run_pairings
-from agents.evaluation.games import play_game
+from agents.evaluation.seatings import play_game
 from agents.registry import make_agent
 from trash_env.trash.observation import TrashObserver
 

@@ -30,7 +30,7 @@ if "numba" not in sys.modules:  # before Numba starts: changed later, its next c
 import numpy as np
 from figures import write_figures  # this folder's: run as a script, its folder is on sys.path
 
-from agents.bench.exact import EXACT_TOLERANCE
+from agents.bench.exact_scores import EXACT_TOLERANCE
 from agents.evaluation.exact import decision_tables
 from agents.registry import make_agent
 from trash_env.neighbor.solver import (

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from neighbor_heuristics import AlwaysEnd
 
-from agents.evaluation.games import play_game
+from agents.evaluation.seatings import play_game
 from agents.registry import make_agent
 from trash_env.neighbor.rules import MAX_TURNS, make_config
 

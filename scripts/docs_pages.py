@@ -146,6 +146,13 @@ def naming_lines() -> list[str]:
         "",
         *table([*header, "classes", "benchmark tasks"], rows).splitlines(),
         "",
+        "Inside the packages every module, class, function and variable spells a game as its folder does "
+        "(`neighbor`, `Neighbor...`; a game's rules core is imported under its folder's name, `trash` or "
+        "`neighbor`), which tests/test_layering.py checks. The names people type and files carry (the game's "
+        "name, its environment ids, its task names) are published and versioned: they keep the spelling "
+        "they were published with, as the table says, and a module of the PettingZoo layout is named for its "
+        "env id (`trash_env/help_your_neighbor_v0.py`).",
+        "",
         "The benchmark suite is `agents/bench/` (the command `trash-bench`); `benchmarks/` holds the speed and "
         "strength scripts, each a script that prints its figures (`make bench`).",
         "",

@@ -335,7 +335,7 @@ def smallest_runs() -> str:
 def default_training() -> str:
     """``make train``'s final table, from the ``final_eval.json`` of a run of it (``docs/default_final_eval.json``),
     in the columns the command prints."""
-    from agents.evaluation.report import FINAL_COLUMNS, final_rows
+    from agents.evaluation.summary import FINAL_COLUMNS, final_rows
 
     rows = [[f"`{baseline}`", *cells] for baseline, *cells in final_rows(_load("default_final_eval.json"))]
     return table(list(FINAL_COLUMNS), rows)

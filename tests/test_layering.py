@@ -298,3 +298,48 @@ def test_a_long_module_says_why_at_its_top() -> None:
         if source.count("\n") > LONG and "Long on purpose:" not in (ast.get_docstring(ast.parse(source)) or ""):
             unexplained.append(f"{name} ({source.count(chr(10))} lines)")
     assert unexplained == [], f"long modules without a reason at their top: {unexplained}"
+
+
+# Spellings of Help Your Neighbor that the code's own names do not use (they say neighbor / Neighbor). The
+# published ids keep theirs: the game's name (help_your_neighbor), its environment ids and its task names.
+OTHER_SPELLINGS = ("help_your_neighbor", "helpyourneighbor", "hyn")
+ENV_MODULES = {"trash_env.help_your_neighbor_v0", "trash_env.trash_v0"}  # PettingZoo's layout: a module per env id
+
+
+def spelled_otherwise(source: str) -> list[str]:
+    """The names a module defines (functions, classes, arguments, variables, attributes, imports under
+    another name) that spell a game otherwise than its folder does."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, ast.arg):
+            names = [node.arg]
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names = [node.id]
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names = [node.attr]
+        elif isinstance(node, ast.alias) and node.asname:
+            names = [node.asname]
+        else:
+            continue
+        found += [name for name in names if any(other in name.lower() for other in OTHER_SPELLINGS)]
+    return found
+
+
+def test_the_scan_finds_another_spelling() -> None:
+    source = "def play_hyn(help_your_neighbor_config): ...\nclass HelpYourNeighborThing: ...\nx.hyn_score = 1"
+    found = sorted(spelled_otherwise(source))
+    assert found == ["HelpYourNeighborThing", "help_your_neighbor_config", "hyn_score", "play_hyn"]
+
+
+def test_the_code_spells_each_game_as_its_folder_does() -> None:
+    """Modules, classes, functions and variables say ``neighbor`` (``Neighbor...``), never another spelling
+    of the game (docs/project-layout.md, "Names")."""
+    found = {
+        name: spelled_otherwise(path.read_text())
+        for name, path in modules().items()
+        if name not in ENV_MODULES
+    }
+    assert {name: names for name, names in found.items() if names} == {}
+    assert [name for name in modules() if name not in ENV_MODULES and any(o in name for o in OTHER_SPELLINGS)] == []

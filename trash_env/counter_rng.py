@@ -3,7 +3,7 @@
 A counter-based generator computes its k-th output from (key, k) alone, with no state carried
 from one draw to the next: ``philox_random(key0, key1, k)`` is the k-th ``random()`` of
 ``numpy.random.Generator(numpy.random.Philox(key=[key0, key1]))``, bit for bit. So a stream keyed
-by where it is used (an evaluation's seed, deal and seat: :mod:`agents.evaluation.games`) gives the
+by where it is used (an evaluation's seed, deal and seat: :mod:`agents.evaluation.seatings`) gives the
 same numbers whether a NumPy generator plays it on the rules core or the compiled batched engine
 (:mod:`trash_env.trash.batched`) computes them inside its loops, many games at once.
 

@@ -23,7 +23,7 @@ shared out between the two.
 What it gives (:func:`crossplay`): the score matrix, for each ordered pair (row, column) the row's
 mean score difference per deal minus the column's with its 95% Student-t interval over deals
 (:func:`agents.evaluation.stats.pair_summaries`; the column's view of the same games is the negation,
-exactly, by the mirror symmetry of duplicate deals, :mod:`agents.evaluation.games`), and
+exactly, by the mirror symmetry of duplicate deals, :mod:`agents.evaluation.seatings`), and
 Bradley-Terry ratings on the Elo scale, ``random`` = 0, with 95% bootstrap intervals over deals
 (:func:`agents.evaluation.stats.fit_ratings`). Written to ``crossplay-TASK.json``,
 ``crossplay-TASK.md`` (:func:`markdown`) and ``crossplay-TASK.png`` (:func:`heatmap`).
@@ -43,9 +43,9 @@ from agents.bench.measurements import CROSSPLAY_FORMAT as FORMAT
 from agents.bench.results import BadResultsError, Result
 from agents.bench.store import crossplay_names, scan
 from agents.bench.tasks import Task, get_task
-from agents.evaluation.games import SEED_LIMIT
-from agents.evaluation.report import _interval
+from agents.evaluation.seatings import SEED_LIMIT
 from agents.evaluation.stats import Interval, PairSummary
+from agents.evaluation.summary import _interval
 from agents.registry import scored_baselines
 from trash_env.files import check_output_path, write_json, write_text
 

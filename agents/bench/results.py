@@ -28,7 +28,7 @@ held-out opponent, on the same test deals, with its anchors); ``artifact`` (the 
 beside the result); ``provenance`` (:func:`agents.bench.provenance.provenance` of the training
 process). In format 2, ``reference`` is the final's anchors. Later in format 2 (absent from files
 written before it, which still read): ``scoring``, ``"exact"`` or ``"sampled"``, required of the
-current version of a task scored exactly (``hyn-2p``, ``hyn-2p-selfplay``: :mod:`agents.bench.exact`);
+current version of a task scored exactly (``hyn-2p``, ``hyn-2p-selfplay``: :mod:`agents.bench.exact_scores`);
 with ``"exact"`` every curve point, the final and every held-out entry carry ``exact``
 (``{score, normalized, anchors}``: the score computed without deals, normalised with its exact
 anchors), all of them or none.
@@ -87,7 +87,7 @@ class Anchors:
 @with_config(FILE_CONFIG)
 @dataclass(frozen=True)
 class ExactScore:
-    """A score computed exactly, without deals (:mod:`agents.bench.exact`, the solved tasks): the
+    """A score computed exactly, without deals (:mod:`agents.bench.exact_scores`, the solved tasks): the
     expected score difference per deal against the same opponent as the sampled score beside it, and
     normalised with ``random``'s and the reference agent's exact scores against that opponent."""
 

@@ -187,10 +187,10 @@ def final_evaluation(task: Task, agent: Any, seed: int, deals: int, exact: bool 
     """The final score of ``agent`` on the first ``deals`` test deals of ``seed``, against the task's
     reference (``final``) and each held-out opponent (``heldout``), each with the anchors measured on
     those deals, and on an exact task for a batchable agent each also exactly (``exact``;
-    :mod:`agents.bench.exact`) unless told not to (``exact=False``: the run's curve was not, and a
+    :mod:`agents.bench.exact_scores`) unless told not to (``exact=False``: the run's curve was not, and a
     result is exact all through or not at all); ``scoring`` says which: the fields of a result file
     (:mod:`agents.bench.results`)."""
-    from agents.bench import exact as exact_scores
+    from agents.bench import exact_scores
 
     scored = exact and exact_scores.applies(task, agent)
     tables = exact_scores.tables_of(agent) if scored else None
@@ -234,9 +234,9 @@ class ValidationDeals:
         return {**point, "deals": deals}
 
     def exact(self, agent: Any) -> dict[str, Any] | None:
-        """The agent's exact score against the task's reference (:mod:`agents.bench.exact`), or None
+        """The agent's exact score against the task's reference (:mod:`agents.bench.exact_scores`), or None
         where it has none (not an exact task, or an agent that does not decide in batches)."""
-        from agents.bench import exact
+        from agents.bench import exact_scores as exact
 
         if not exact.applies(self.task, agent):
             return None

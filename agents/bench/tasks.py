@@ -28,7 +28,7 @@ Each :class:`Task` fixes everything a benchmark number depends on:
   columns.
 
 On the solved tasks (``exact``: ``hyn-2p`` and ``hyn-2p-selfplay``) every score is also computed
-exactly, without deals, for a policy that decides in batches (:mod:`agents.bench.exact`): the curve's
+exactly, without deals, for a policy that decides in batches (:mod:`agents.bench.exact_scores`): the curve's
 points, the final and the held-out scores, each beside its sampled estimate, which stays as a check;
 a result file's ``scoring`` says which it has, and the report takes the exact figures where present.
 
@@ -107,7 +107,7 @@ class Task:
     eval_deals: int = 500  # validation deals at each evaluation point
     final_deals: int = 2000  # test deals of the final evaluation
     validation_seed: int = VALIDATION_SEED
-    exact: bool = False  # scored exactly too where the policy decides in batches (agents.bench.exact)
+    exact: bool = False  # scored exactly too where the policy decides in batches (agents.bench.exact_scores)
 
     @property
     def self_play(self) -> bool:

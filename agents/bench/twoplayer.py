@@ -59,7 +59,7 @@ def exploit_runs(
     :func:`~agents.bench.exploit.trained_exploitability` has them). Written to
     ``RESULTS/exploit-TASK.json`` after each run, so a stopped command keeps what it measured; returns
     the file's content."""
-    from agents.bench import exact
+    from agents.bench import exact_scores as exact
     from agents.bench.crossplay import check_task, collect
     from agents.bench.runner import package_version
     from trash_env.files import check_output_path

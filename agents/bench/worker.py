@@ -54,9 +54,9 @@ def _extend_path(entries: Sequence[str], imports: Sequence[str] = ()) -> None:
 
 def start_threads(threads: int, exact_threads: int | None) -> None:
     """This process's torch, OpenMP and Numba threads (``threads``), with room for the exact solver's
-    sweeps to use ``exact_threads`` (:func:`agents.bench.exact.set_solver_threads`): Numba, started
+    sweeps to use ``exact_threads`` (:func:`agents.bench.exact_scores.set_solver_threads`): Numba, started
     now, may go up to the larger of the two (unless the environment caps it lower)."""
-    from agents.bench.exact import set_solver_threads
+    from agents.bench.exact_scores import set_solver_threads
 
     capped = "NUMBA_NUM_THREADS" in os.environ or "numba" in sys.modules  # by the caller: left so
     set_threads(threads)  # first: OpenMP reads OMP_NUM_THREADS once, when the first library starts it

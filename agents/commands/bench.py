@@ -254,8 +254,8 @@ def compute_references(names: list[str], workers: int = 2) -> None:
             "deals": task.final_deals,
             "seed": task.validation_seed,
         }
-        if task.exact:  # the same baselines' exact scores (agents.bench.exact): the anchors of exact scores
-            from agents.bench import exact
+        if task.exact:  # the same baselines' exact scores (agents.bench.exact_scores): the anchors of exact scores
+            from agents.bench import exact_scores as exact
 
             stored[task.name]["exact"] = exact.references(task, baselines)
         print(f"{task.name}: {scores}; held out: {heldout}", flush=True)

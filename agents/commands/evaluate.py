@@ -51,9 +51,9 @@ from agents.arguments import (
     shipped_epilog,
 )
 from agents.evaluation.duplicate import check_pairings, round_robin, run_tournament
-from agents.evaluation.games import GameResult
-from agents.evaluation.report import plot_ratings, print_summary, write_csv, write_json
+from agents.evaluation.seatings import GameResult
 from agents.evaluation.stats import summarize
+from agents.evaluation.summary import plot_ratings, print_summary, write_csv, write_json
 from agents.processes import set_threads
 from trash_env import files
 from trash_env.games import GAMES, get_game

@@ -2,11 +2,11 @@
 
 - :mod:`agents.evaluation.duplicate`: tournaments and pairings on duplicate (or independent) deals,
   on worker processes (:func:`run_pairings`, :func:`run_tournament`), and game records of them;
-- :mod:`agents.evaluation.games`: one game, its seatings and its keyed random streams, shared by every engine;
+- :mod:`agents.evaluation.seatings`: one game, its seatings and its keyed random streams, shared by every engine;
 - :mod:`agents.evaluation.batched`: the same games on the batched engine, many at once;
 - :mod:`agents.evaluation.stats`: intervals over deals, ratings (:func:`summarize`);
 - :mod:`agents.evaluation.exact`: exact evaluation of two-player Help Your Neighbor against its solution;
-- :mod:`agents.evaluation.report`: the tables, files and plots of a summary.
+- :mod:`agents.evaluation.summary`: the tables, files and plots of a summary.
 
 The names most used are importable from here.
 """
@@ -20,7 +20,7 @@ from agents.evaluation.duplicate import (
     run_pairings,
     run_tournament,
 )
-from agents.evaluation.games import GameResult, play_game
+from agents.evaluation.seatings import GameResult, play_game
 from agents.evaluation.stats import pair_summaries, summarize
 
 __all__ = [

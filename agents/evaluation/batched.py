@@ -9,7 +9,7 @@ decide many positions at once with ``act_batch``) outside it, on either. Every g
 seatings and deals as on the scalar path (decks and reshuffles for Trash; for Help Your Neighbor the
 dice, which the engine rolls from the deal's generator exactly as the core does), and every seat the
 same keyed stream of draws
-(:mod:`agents.evaluation.games`): the engine's ``random`` computes its draws from the seat's Philox
+(:mod:`agents.evaluation.seatings`): the engine's ``random`` computes its draws from the seat's Philox
 key in compiled code (``reset(draw_keys=...)``), exactly as ``RandomAgent`` draws from a NumPy
 generator over that key, and an agent asked in batches gets generators over those keys. So the
 games are identical whichever engine plays them (tested game by game).
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.evaluation.games import GameResult, agent_generator, deal_plan, deal_seed, draw_keys, stream_of
+from agents.evaluation.seatings import GameResult, agent_generator, deal_plan, deal_seed, draw_keys, stream_of
 from agents.registry import engine_policy
 from trash_env.games import game_of
 from trash_env.jit import HAVE_NUMBA

@@ -4,13 +4,13 @@ A *deal* is a shuffled deck plus the seed of every later random event
 (reshuffles, R7; later hands of a match, R9); in Help Your Neighbor (R12) it is
 the seed of the dice, rolled in order whoever rolls them. With **duplicate deals** each deal
 is played once for every seating of the pair (every rotation of the lineup over the seats, and
-with an odd number of seats those of the other alternation too, :func:`~agents.evaluation.games.deal_plan`),
+with an odd number of seats those of the other alternation too, :func:`~agents.evaluation.seatings.deal_plan`),
 so every agent gets every seat's cards and the luck of the deal cancels in the comparison.
 With **independent deals** the same number of games is played, each on its own deck: the
 classic way, kept for comparison.
 
 Every random number comes from the evaluation seed, the deal and the seat
-(:mod:`agents.evaluation.games`): the same seed gives the same games whatever the number of
+(:mod:`agents.evaluation.seatings`): the same seed gives the same games whatever the number of
 worker processes, and whichever order a pair is named in (``B A`` plays the mirrors of ``A B``'s
 games).
 
@@ -37,7 +37,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.evaluation.batched import BATCH_CHUNK, batched_eligible, play_deals_batched
-from agents.evaluation.games import (
+from agents.evaluation.seatings import (
     SEED_LIMIT,
     GameResult,
     agent_generator,
@@ -170,7 +170,7 @@ def run_tournament(
     """All pairings of ``specs`` over ``deals`` deals each, on ``workers`` processes.
 
     The same seed gives the same results for any number of workers: each game's
-    randomness depends only on the seed, the deal and the seats (:mod:`agents.evaluation.games`),
+    randomness depends only on the seed, the deal and the seats (:mod:`agents.evaluation.seatings`),
     and results are sorted.
     ``on_progress(n)`` is called as batches of n deals finish.
     """

@@ -191,7 +191,7 @@ def _examples(agent: Agent, solution: Solution, tables: PolicyTables, games: int
     """States where the agent's choice loses most against optimal play, weighted by how often the
     agent meets them in ``games`` sampled games against ``optimal`` (sampling only picks the
     examples; each loss is exact)."""
-    from agents.evaluation.games import play_game
+    from agents.evaluation.seatings import play_game
     from agents.optimal import OptimalAgent
 
     seen: Counter[tuple[int, int, int, int]] = Counter()

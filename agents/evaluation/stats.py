@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from agents.evaluation.games import GameResult
+from agents.evaluation.seatings import GameResult
 
 ELO = 400 / math.log(10)
 

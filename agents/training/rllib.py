@@ -55,7 +55,7 @@ from agents.arguments import (
     rules_fields,
     shell_command,
 )
-from agents.evaluation.report import write_json
+from agents.evaluation.summary import write_json
 from agents.processes import GracefulStop, set_threads
 from agents.registry import default_baselines
 from agents.rllib_policy import RLlibAgent, export_policy

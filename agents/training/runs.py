@@ -35,7 +35,7 @@ from typing import Annotated, Any, Protocol
 
 from agents.arguments import Flag
 from agents.base import Agent
-from agents.evaluation.report import final_evaluation, write_json
+from agents.evaluation.summary import final_evaluation, write_json
 from agents.processes import GracefulStop
 
 logger = logging.getLogger(__name__)

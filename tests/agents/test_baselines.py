@@ -17,7 +17,7 @@ from helpers.decks import stacked_deck
 
 from agents.base import Agent, SeatView
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
-from agents.evaluation.games import play_game
+from agents.evaluation.seatings import play_game
 from agents.registry import make_agent
 from agents.search import SearchAgent
 from trash_env.trash.belief import HIDDEN, public_view

@@ -27,7 +27,7 @@ from agents.base import Agent
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
 from agents.commands.evaluate import main as evaluate_main
 from agents.evaluation.duplicate import play_deals, run_pairings, run_tournament
-from agents.evaluation.games import agent_generator, deal_plan, game_keys, games_per_deal, play_game
+from agents.evaluation.seatings import agent_generator, deal_plan, game_keys, games_per_deal, play_game
 from agents.evaluation.stats import pair_summaries
 from agents.heuristic import NeighborHeuristic
 from agents.registry import make_agent

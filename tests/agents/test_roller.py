@@ -15,7 +15,7 @@ import pytest
 
 from agents.base import Agent, SeatView
 from agents.baselines import RandomAgent
-from agents.evaluation.games import play_game
+from agents.evaluation.seatings import play_game
 from agents.heuristic import NeighborHeuristic, NeighborRoller
 from agents.registry import baselines, default_baselines, make_agent
 from trash_env.neighbor.rules import CHOOSE, END_TURN, ROLL_DICE, UNCOVER, make_config

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from test_suite import FirstLegal  # this folder's (on the path as pytest runs it)
 
-from agents.bench import exact
+from agents.bench import exact_scores as exact
 from agents.bench.runner import _scoring, run_one
 from agents.bench.store import read_result, result_location
 from agents.bench.tasks import TASKS, get_task, load_references

@@ -192,7 +192,7 @@ RUN = {"run": "a/seed_0", "algorithm": "a"}
         ({"runs": [RUN | {"exploitability": "NaN"}]}, "not a number"),
         ({"runs": "everything"}, "runs is not a list"),
         ({"runs": [RUN | {"exploitability": 0.5}]}, "runs[0] is a bound without its interval"),
-        ({"runs": [RUN | {"exploitability": True, "low": 0, "high": 1}]}, "runs[0].exploitability is True, not a number"),
+        ({"runs": [RUN | {"exploitability": True, "low": 0, "high": 1}]}, "exploitability is True, not a number"),
         ({"runs": [{"algorithm": "a", "exploitability": 0.5, "low": 0, "high": 1}]}, "runs[0].run is missing"),
     ],
 )

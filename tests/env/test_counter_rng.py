@@ -69,7 +69,7 @@ for key in keys:
     assert counter_rng.random_draws(key, range(9)).tolist() == expected, key
 # the batched engine's random (exact mode) as plain Python: RandomAgent's games on the core
 from agents.baselines import RandomAgent
-from agents.evaluation.games import play_game
+from agents.evaluation.seatings import play_game
 from trash_env.trash.config import make_config
 from trash_env.trash.rules import returns
 config = make_config("standard", max_turns=40)

@@ -21,7 +21,7 @@ import pytest
 import agents.evaluation.duplicate as evaluation
 from agents.commands.evaluate import main
 from agents.evaluation.duplicate import play_deals, round_robin, run_tournament
-from agents.evaluation.games import GameResult, games_per_deal
+from agents.evaluation.seatings import GameResult, games_per_deal
 from agents.evaluation.stats import Interval, agent_summaries, fit_ratings, pair_summaries, seat_breakdown, summarize
 from trash_env.neighbor.rules import NeighborConfig
 from trash_env.trash.config import TrashConfig, make_config

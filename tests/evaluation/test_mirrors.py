@@ -1,5 +1,5 @@
 """Pairs evaluate as exact mirrors whichever order they are named in, and the batched engine plays
-``random`` inside itself in exactly the scalar path's games (:mod:`agents.evaluation.games`).
+``random`` inside itself in exactly the scalar path's games (:mod:`agents.evaluation.seatings`).
 
 A game of an evaluation is fixed by the seed, the deal and who sits where; an agent's draws by the
 seed, the deal and its seat (a Philox stream, :mod:`trash_env.counter_rng`), never by the agent's
@@ -18,7 +18,7 @@ import pytest
 import agents.evaluation.duplicate as evaluation
 from agents.baselines import RandomAgent
 from agents.evaluation.duplicate import round_robin, run_pairings
-from agents.evaluation.games import GameResult, deal_plan, draw_keys, games_per_deal
+from agents.evaluation.seatings import GameResult, deal_plan, draw_keys, games_per_deal
 from agents.evaluation.stats import deal_scores, pair_summaries
 from trash_env.neighbor.rules import NeighborConfig
 from trash_env.trash import batched

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from agents.evaluation.duplicate import round_robin
-from agents.evaluation.games import GameResult
+from agents.evaluation.seatings import GameResult
 from agents.evaluation.stats import Interval, agent_summaries, deal_scores, fit_ratings
 
 STRENGTH = {"random": -1.0, "mid": 0.0, "strong": 0.3}

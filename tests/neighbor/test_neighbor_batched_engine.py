@@ -29,7 +29,7 @@ from helpers import plain_python_ways, run_python
 from agents.baselines import RandomAgent
 from agents.commands.evaluate import main as evaluate_main
 from agents.evaluation.duplicate import run_pairings
-from agents.evaluation.games import play_game
+from agents.evaluation.seatings import play_game
 from agents.heuristic import NeighborHeuristic, NeighborRoller
 from agents.optimal import OptimalAgent
 from trash_env import engine_host

@@ -23,7 +23,7 @@ from open_spiel.python.algorithms import cfr, expected_game_score, exploitabilit
 
 from agents.base import SeatView  # noqa: E402
 from agents.evaluation.duplicate import run_pairings  # noqa: E402
-from agents.evaluation.games import play_game  # noqa: E402
+from agents.evaluation.seatings import play_game  # noqa: E402
 from agents.evaluation.stats import pair_summaries  # noqa: E402
 from agents.openspiel_bots import AgentPolicy, OpenSpielISMCTS, OpenSpielMCTS, openspiel_game  # noqa: E402
 from agents.registry import make_agent  # noqa: E402

@@ -31,7 +31,7 @@ from agents.base import Agent, SeatView
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
 from agents.commands.evaluate import main as evaluate_main
 from agents.evaluation.duplicate import run_pairings, run_tournament
-from agents.evaluation.games import GameResult, games_per_deal
+from agents.evaluation.seatings import GameResult, games_per_deal
 from agents.evaluation.stats import Interval, pair_summaries
 from agents.registry import make_agent
 from trash_env import TrashSingleAgentEnv

@@ -161,7 +161,7 @@ def test_tiny_run_on_local_ray_and_the_exported_policy_round_trip(tmp_path: Path
     agent = make_agent(str(policy))
     config = make_config("standard")
     agent.check_config(config)
-    from agents.evaluation.games import play_game
+    from agents.evaluation.seatings import play_game
 
     for seed in range(5):
         rng = np.random.default_rng(seed)

@@ -35,7 +35,7 @@ from agents.base import Agent, SeatView
 from agents.baselines import RandomAgent
 from agents.commands import play as play_cli
 from agents.commands.evaluate import main as evaluate_main
-from agents.evaluation.games import play_game
+from agents.evaluation.seatings import play_game
 from agents.learned import (
     METADATA_NAME,
     LearnedAgent,

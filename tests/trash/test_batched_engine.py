@@ -22,7 +22,7 @@ from helpers import plain_python_ways, run_python
 from helpers.batched import assert_same_state
 
 from agents.baselines import CountingAgent, GreedyAgent, RandomAgent
-from agents.evaluation.games import play_game
+from agents.evaluation.seatings import play_game
 from trash_env import engine_host
 from trash_env.counter_rng import keyed_generator
 from trash_env.trash import batched

@@ -29,7 +29,7 @@ each seat draws from a counter-based stream, Philox4x64-10 keyed per game and
 seat (``reset(seeds, draw_keys)``, :mod:`trash_env.counter_rng`), its k-th draw
 computed here from (key, k) alone as NumPy's ``Generator(Philox(key)).random()``
 gives it, so a seat that plays ``RandomAgent`` with that generator on the core
-makes the same choices (the evaluation's streams, ``agents.evaluation.games``).
+makes the same choices (the evaluation's streams, ``agents.evaluation.seatings``).
 
 Without Numba installed (the ``batched`` extra) the same functions run as
 plain Python: correct, and about a hundred times slower.

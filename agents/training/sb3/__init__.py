@@ -59,7 +59,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import configure as configure_logger
 from stable_baselines3.common.utils import set_random_seed
 
-from agents.evaluation.report import write_json
+from agents.evaluation.summary import write_json
 from agents.learned import (
     LearnedAgent,
     check_compatible,

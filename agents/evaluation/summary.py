@@ -12,7 +12,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from agents.evaluation.games import GameResult
+from agents.evaluation.seatings import GameResult
 from agents.evaluation.stats import Interval, summarize
 from trash_env import files
 from trash_env.files import write_json  # the training library and trash-evaluate import it from here
