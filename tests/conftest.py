@@ -110,8 +110,10 @@ def missing_extra(error: BaseException | None) -> str | None:
     package's own "needs the X extra" error), else None."""
     while error is not None:
         if isinstance(error, ModuleNotFoundError) and error.name:
-            extra = EXTRA_OF_MODULE.get(error.name.partition(".")[0])
-            if extra:
+            top = error.name.partition(".")[0]
+            extra = EXTRA_OF_MODULE.get(top)
+            # only a package that is not installed: a missing module inside an installed one is a bug
+            if extra and importlib.util.find_spec(top) is None:
                 return extra
         if isinstance(error, ImportError) and (match := NEEDS_EXTRA.search(str(error))):
             return match.group(1)

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 from functools import cache
 from pathlib import Path
 
@@ -343,3 +344,17 @@ def test_the_code_spells_each_game_as_its_folder_does() -> None:
     }
     assert {name: names for name, names in found.items() if names} == {}
     assert [name for name in modules() if name not in ENV_MODULES and any(o in name for o in OTHER_SPELLINGS)] == []
+
+
+def test_only_an_extra_that_is_not_installed_turns_a_failure_into_a_skip() -> None:
+    """The suite reports a test that fails for want of an optional extra as skipped (tests/conftest.py);
+    a module missing inside an installed package (a misspelt import) stays a failure."""
+    from conftest import missing_extra
+
+    assert missing_extra(ModuleNotFoundError(name="numpy.no_such_module")) is None  # numpy: core, installed
+    from helpers import EXTRA_OF_MODULE
+
+    module, extra = next(iter(EXTRA_OF_MODULE.items()))
+    expected = None if importlib.util.find_spec(module) else extra
+    assert missing_extra(ModuleNotFoundError(name=f"{module}.something")) == expected
+    assert missing_extra(ModuleNotFoundError(name="no_such_package_here")) is None  # no extra's

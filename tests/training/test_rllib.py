@@ -192,7 +192,7 @@ def test_tiny_run_on_local_ray_and_the_exported_policy_round_trip(tmp_path: Path
         make_agent(str(broken))
 
     # The agent is RLlib's own module: the same logits as RLlib's loader gives, without its pickles.
-    from ray.rllib.trash.rl_module.rl_module import RLModule
+    from ray.rllib.core.rl_module.rl_module import RLModule
 
     rllib_module = RLModule.from_checkpoint(str((policy / "module").resolve()))
     observations = torch.rand(5, metadata["observation_size"])
