@@ -74,6 +74,24 @@ ROLLOUT_SLACK = 256  # steps per env of the slack beyond the budget: one rollout
 WORKER = "agents.bench.worker"
 WORKER_ERROR = "trash-bench worker: error: "  # the prefix of a child's last line when it fails
 OUTPUT_LIMIT = 64 << 20  # a child's output file: a curve, a log, provenance (a few kB)
+# How long a child may take before it is killed and its run fails with the reason (a plugin that hangs, a
+# policy stuck in a game): loading an algorithm, CHILD_GRACE seconds; training, that and a second for every
+# SLOWEST_RATE timesteps of the budget (the v2 runs trained at 1,300 timesteps/s and more); the final
+# evaluation, that and a second for every SLOWEST_DEALS deals.
+CHILD_GRACE = 900.0
+SLOWEST_RATE = 20
+SLOWEST_DEALS = 10
+
+
+def child_timeouts(budget: int, final_deals: int) -> dict[str, float]:
+    """The seconds each child of a run may take (training and the final evaluation), from its budget."""
+    return {
+        "describe": CHILD_GRACE,
+        "train": CHILD_GRACE + budget / SLOWEST_RATE,
+        "evaluate": CHILD_GRACE + final_deals / SLOWEST_DEALS,
+    }
+
+
 MODULE_SPEC = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -285,11 +303,12 @@ def _keep_log(log: Path, label: str) -> str:
     return f" (its output: {kept})"
 
 
-def _child(command: str, job: dict[str, Any], temp: Path, label: str) -> dict[str, Any]:
+def _child(command: str, job: dict[str, Any], temp: Path, label: str, timeout: float = CHILD_GRACE) -> dict[str, Any]:
     """Run ``python -m agents.bench.worker COMMAND JOB`` (in the working directory, in a process group
     of its own) and return what it wrote to ``job["output"]``. Its output goes to a log; a failure is a
     one-line ValueError naming ``label`` and the child's last line; any exception here (Ctrl-C)
-    kills the child's group first, so no child outlives the run."""
+    kills the child's group first, so no child outlives the run; so does ``timeout`` (seconds), after which
+    the run fails with that reason."""
     job = {**job, "parent": os.getpid()}
     job_path, log = temp / f"{command}.job.json", temp / f"{command}.log"
     write_json(job_path, job)
@@ -302,12 +321,17 @@ def _child(command: str, job: dict[str, Any], temp: Path, label: str) -> dict[st
             process_group=0,
         )
         try:
-            code = process.wait()
+            code = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            code = None
         except BaseException:
             _kill_group(process)
             raise
+    what = {"describe": "loading it", "train": "training", "evaluate": "the final evaluation"}[command]
+    if code is None:
+        raise ValueError(f"{label}: {what} took longer than its limit of {timeout:,.0f} s and was stopped")
     if code != 0:
-        what = {"describe": "loading it", "train": "training", "evaluate": "the final evaluation"}[command]
         if code < 0:
             raise ValueError(f"{label}: {what} failed: its process was killed by {signal.Signals(-code).name}")
         raise ValueError(f"{label}: {what} failed: {_last_line(log)}{_keep_log(log, label)}")
@@ -389,7 +413,8 @@ def run_one(
             "imports": task_imports(task),
             "output": str(temp / "trained.json"),
         }
-        trained = _child("train", job, temp, label)
+        timeouts = child_timeouts(budget, final_deals)
+        trained = _child("train", job, temp, label, timeouts["train"])
         reasons = validity(trained, budget)
         test_seed = draw_test_seed()  # now, after training: nothing there could know it
         artifact = Path(trained["artifact"])
@@ -397,7 +422,8 @@ def run_one(
         job.update(sys_path=_importable(), imports=task_imports(task))
         job["exact_threads"] = (exact_threads or os.cpu_count() or 1) if task.exact else None
         job["exact"] = all("exact" in point for point in trained["curve"])  # else the final's would be dropped
-        evaluated = _child("evaluate", {**job, "output": str(temp / "evaluated.json")}, temp, label)
+        job["output"] = str(temp / "evaluated.json")
+        evaluated = _child("evaluate", job, temp, label, timeouts["evaluate"])
         final = evaluated["final"]
         result = {
             "format": RESULT_FORMAT,

@@ -574,3 +574,70 @@ def test_a_builtin_run_is_reproduced_exactly_from_its_kept_policy(tmp_path: Path
     assert completed.returncode == 0, completed.stderr
     evaluated = json.loads(completed.stdout)
     assert evaluated["final"] == result["final"] and evaluated["heldout"] == result["heldout"]
+
+
+# --------------------------------------------------------------------------
+# Runs that cannot finish (issue 49): a training process that never returns, a policy that plays illegally
+
+
+def test_a_training_process_over_its_time_limit_is_stopped_and_its_run_fails(
+    tmp_path: Path, plugins: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The limit comes from the budget (``child_timeouts``; here made seconds); past it the child's whole
+    process group is killed and the run fails in one line saying so, with nothing written."""
+    from agents.bench import runner
+
+    monkeypatch.setattr(runner, "CHILD_GRACE", 3.0)
+    monkeypatch.setattr(runner, "SLOWEST_RATE", 10**12)
+    pid_file = tmp_path / "pid"
+    monkeypatch.setenv("SLEEPER_PID", str(pid_file))
+    start = time.perf_counter()
+    limit = r"sleeper seed 0 at fraction 0.005: training took longer than its limit of 3 s"
+    with pytest.raises(ValueError, match=limit):
+        run_one(TASK, "test_protocol:Sleeper", 0, str(tmp_path / "results"), fraction=FRACTION)
+    assert time.perf_counter() - start < 60
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # gone, not left sleeping
+    assert not (tmp_path / "results").exists() or not list((tmp_path / "results").rglob("seed_*.json"))
+
+
+def test_the_limits_grow_with_the_budget_and_the_deals() -> None:
+    from agents.bench.runner import CHILD_GRACE, child_timeouts
+
+    small, large = child_timeouts(10_000, 100), child_timeouts(1_000_000, 10_000)
+    assert CHILD_GRACE == small["describe"] < small["train"] < large["train"]
+    assert small["evaluate"] < large["evaluate"]
+
+
+class IllegalLinear:
+    """Keeps a :class:`agents.linear.LinearAgent` subclass that picks action 0 wherever it stands, legal or
+    not (in Help Your Neighbor: rolling the dice after a 7, where only an uncover is legal)."""
+
+    name = "illegal_linear"
+
+    def train(self, context: Any, checkpoint: Any) -> Any:
+        from agents.linear import LinearAgent
+
+        class AlwaysZero(LinearAgent):
+            def act_batch(self, observations: np.ndarray, masks: np.ndarray, rngs: Any) -> np.ndarray:
+                return np.zeros(len(masks), np.int64)
+
+        env = context.single_agent_env()
+        env.reset(seed=context.seed)
+        size, actions = env.observation_space.shape[0], env.action_space.n
+        policy = AlwaysZero(np.zeros((size, actions)), np.zeros(actions), context.task.game, config=context.config)
+        checkpoint(0, policy)
+        return policy
+
+
+def test_a_policy_that_plays_an_illegal_action_fails_its_run_and_nothing_is_written(
+    tmp_path: Path, plugins: None
+) -> None:
+    """Before, such a run was written valid with a score computed from illegal play."""
+    results = tmp_path / "results"
+    with pytest.raises(ValueError) as refused:
+        run_one(TASK, "test_protocol:IllegalLinear", 0, str(results), fraction=FRACTION)
+    message = str(refused.value)
+    assert "training failed" in message and "action 0 is illegal in game" in message and "\n" not in message
+    assert not list(results.rglob("seed_*.json"))
