@@ -456,6 +456,7 @@ def run_one(
             "provenance": trained["provenance"],
             "scoring": _scoring(trained["curve"], evaluated["scoring"]),
         }
+        result["artifact_sha256"] = store.file_sha256(artifact)
         store.check(result, path)  # what every reader checks: never a file they would refuse
         _place_artifact(artifact, store.artifact_location(path, artifact.suffix))
         write_json(path, result)
@@ -507,7 +508,7 @@ def reevaluate(
     target = Path(target)
     if not target.exists():
         raise ValueError(f"{target} does not exist")
-    stored = None
+    stored, differences = None, None
     if RESULT_FILE.fullmatch(target.name):
         result = store.read(target)
         if result.format < 2 or result.artifact is None:
@@ -519,14 +520,13 @@ def reevaluate(
             raise ValueError(
                 f"{target} is a run of {task.name} v{result.task_version}; this version has v{task.version}"
             )
-        artifact = target.with_name(result.artifact)
-        if not artifact.is_file():
-            raise ValueError(f"{target}: its policy {artifact.name} is not beside it")
+        artifact = store.kept_policy(target, result)
         seed = result.final.seed if seed is None else seed
         deals = result.final.deals if deals is None else deals
         if (seed, deals) == (result.final.seed, result.final.deals):
             data = result.to_json()
             stored = json.loads(json.dumps({"final": data["final"], "heldout": data["heldout"]}))
+            differences = provenance_differences(data["provenance"])
     else:
         if task_name is None:
             raise ValueError(f"{target}: give --task: a policy file does not say which task it is evaluated on")
@@ -539,7 +539,32 @@ def reevaluate(
         raise ValueError(f"--seed must be 0 or more and below 2**64, got {seed}")
     agent = load_artifact(artifact, task)
     evaluated = json.loads(json.dumps(final_evaluation(task, agent, seed, deals)))  # as a file holds it
-    return {"task": task.name, "artifact": str(artifact), "seed": seed, "deals": deals, **evaluated, "stored": stored}
+    return {
+        "task": task.name,
+        "artifact": str(artifact),
+        "seed": seed,
+        "deals": deals,
+        **evaluated,
+        "stored": stored,
+        "provenance_differences": differences,
+    }
+
+
+def provenance_differences(stored: dict[str, Any] | None) -> list[str]:
+    """What differs between a run's provenance (its result's) and this process's: the package version,
+    the commit, the machine, Python and each library, one ``what: then -> now`` each (none: the run's
+    figures should repeat exactly here). Torch's threads are the training's, not an evaluation's."""
+    from agents.bench.provenance import provenance
+
+    if stored is None:
+        return ["the result holds no provenance"]
+    now = provenance()
+    pairs = {name: (stored.get(name), now.get(name)) for name in ("package_version", "cpu", "cores", "python")}
+    pairs["git commit"] = ((stored.get("git") or {}).get("commit"), (now.get("git") or {}).get("commit"))
+    then_versions, now_versions = stored.get("versions") or {}, now.get("versions") or {}
+    for library in sorted(set(then_versions) | set(now_versions)):
+        pairs[library] = (then_versions.get(library), now_versions.get(library))
+    return [f"{name}: {then} -> {here}" for name, (then, here) in pairs.items() if then != here]
 
 
 # ---------------------------------------------------------------------- sweeps

@@ -361,15 +361,23 @@ def evaluate_command(args) -> int:
     for entry in evaluated["heldout"]:
         print(f"  against {entry['opponent']} (held out): {final_text({'final': entry}, 4)}")
     stored = evaluated["stored"]
-    if stored is not None:
-        same = {"final": final, "heldout": evaluated["heldout"]} == stored
-        print(
-            "the stored final and held-out scores, reproduced exactly"
-            if same
-            else f"differs from the stored final (normalised {stored['final']['normalized']:+.4f}): another machine "
-            "or other library versions repeat a run only statistically"
-        )
-    return 0
+    if stored is None:
+        return 0
+    if {"final": final, "heldout": evaluated["heldout"]} == stored:
+        print("the stored final and held-out scores, reproduced exactly")
+        return 0
+    was = stored["final"]
+    outside = not was["low"] <= final["score"] <= was["high"]
+    gap = f"score {final['score']:+.4f} against the stored {was['score']:+.4f} [{was['low']:+.4f}, {was['high']:+.4f}]"
+    differences = evaluated["provenance_differences"]
+    if differences:
+        print(f"differs from the stored final ({gap}); the run's provenance differs here: {'; '.join(differences)}")
+        return 0
+    print(
+        f"differs from the stored final ({gap}) under the same provenance"
+        + (": outside its interval, so the kept policy is not the one that was scored" if outside else "")
+    )
+    return 1 if outside else 0
 
 
 def exploit_command(args) -> int:

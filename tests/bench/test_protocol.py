@@ -641,3 +641,88 @@ def test_a_policy_that_plays_an_illegal_action_fails_its_run_and_nothing_is_writ
     message = str(refused.value)
     assert "training failed" in message and "action 0 is illegal in game" in message and "\n" not in message
     assert not list(results.rglob("seed_*.json"))
+
+
+# --------------------------------------------------------------------------
+# Kept policies tied to their runs (issue 49)
+
+
+def test_a_result_records_its_kept_policys_hash(finished: tuple[Path, dict[str, Any]]) -> None:
+    import hashlib
+
+    folder, result = finished
+    artifact = path_of(folder, result).with_name(result["artifact"])
+    assert result["artifact_sha256"] == hashlib.sha256(artifact.read_bytes()).hexdigest()
+    assert store.read(path_of(folder, result)).artifact_sha256 == result["artifact_sha256"]
+
+
+@pytest.fixture
+def swapped(finished: tuple[Path, dict[str, Any]], tmp_path: Path) -> Path:
+    """A copy of the finished run whose kept policy was swapped for another (weights of ones)."""
+    import shutil
+
+    folder, result = finished
+    copy = tmp_path / "swapped"
+    shutil.copytree(folder, copy)
+    path = path_of(copy, result)
+    artifact = path.with_name(result["artifact"])
+    with np.load(artifact, allow_pickle=False) as arrays:
+        changed = {name: np.ones_like(value) if value.dtype.kind == "f" else value for name, value in arrays.items()}
+    with artifact.open("wb") as stream:
+        np.savez(stream, **changed)
+    return path
+
+
+def test_evaluate_exploit_and_crossplay_refuse_a_swapped_policy(
+    swapped: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agents.bench.crossplay import collect
+    from agents.bench.exploit import load_policy
+
+    capsys.readouterr()
+    assert main(["evaluate", str(swapped)]) == 2
+    err = capsys.readouterr().err
+    assert "is not the one the run kept (its SHA-256 differs" in err and err.count("\n") == 1
+    with pytest.raises(ValueError, match="is not the one the run kept"):
+        load_policy(str(swapped), get_task(TASK))
+    results = swapped.parents[3]
+    with pytest.raises(ValueError, match="is not the one the run kept"):
+        collect(results, get_task(TASK))
+
+
+def test_a_result_with_a_malformed_hash_is_refused(finished: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    folder, result = finished
+    data = copy.deepcopy(result) | {"artifact_sha256": "abc"}
+    with pytest.raises(ValueError, match="artifact_sha256 is 'abc', not a SHA-256"):
+        store.check(data, path_of(folder, result))
+
+
+def test_evaluate_says_what_differs_and_fails_outside_the_interval_under_the_same_provenance(
+    finished: tuple[Path, dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A stored final far from what its kept policy plays: under this machine's own provenance that is
+    a failure (exit 1); with another library version named, evaluate says which and exits 0."""
+    import shutil
+
+    from agents.bench.provenance import provenance
+
+    folder, result = finished
+    copy_folder = tmp_path / "forged"
+    shutil.copytree(folder, copy_folder)
+    path = path_of(copy_folder, result)
+    data = copy.deepcopy(result)
+    data["provenance"] = json.loads(json.dumps(provenance()))
+    final = data["final"]
+    shift = (final["high"] - final["low"]) * 3 + 1.0
+    final.update(score=final["score"] + shift, low=final["low"] + shift, high=final["high"] + shift)
+    anchors = final["anchors"]
+    final["normalized"] = (final["score"] - anchors["random"]) / (anchors["reference"] - anchors["random"])
+    path.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["evaluate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "under the same provenance: outside its interval" in out
+    data["provenance"]["versions"]["numpy"] = "0.0.1"
+    path.write_text(json.dumps(data))
+    assert main(["evaluate", str(path)]) == 0
+    assert "numpy: 0.0.1 -> " in capsys.readouterr().out
