@@ -51,7 +51,7 @@ class PlainGreedy(FirstLegal):
         return make_agent("greedy", context.task.game)
 
 
-def in_process_child(command: str, job: dict[str, Any], temp: Path, label: str) -> dict[str, Any]:
+def in_process_child(command: str, job: dict[str, Any], temp: Path, label: str, timeout: float = 0) -> dict[str, Any]:
     """The runner's child process (``python -m agents.bench.worker COMMAND JOB``), run here: the same
     worker function on the same job, without a process's start-up."""
     write_json(job["output"], worker.COMMANDS[command](job))
