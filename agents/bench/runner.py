@@ -416,6 +416,11 @@ def run_one(
         timeouts = child_timeouts(budget, final_deals)
         trained = _child("train", job, temp, label, timeouts["train"])
         reasons = validity(trained, budget)
+        if trained.get("builtin") is not None and not trained.get("declares_baseline"):
+            reasons.append(
+                f"its kept policy is the built-in agent {trained['builtin']!r}, not one it learned (an algorithm "
+                "that is a baseline says so: baseline = True)"
+            )
         test_seed = draw_test_seed()  # now, after training: nothing there could know it
         artifact = Path(trained["artifact"])
         job = {"task": task.name, "artifact": str(artifact), "seed": test_seed, "deals": final_deals}

@@ -45,6 +45,7 @@ class PlainGreedy(FirstLegal):
     ``.json`` artifact naming it)."""
 
     name = "plain_greedy"
+    baseline = True  # it keeps the built-in greedy by name, and says so
 
     def train(self, context: Any, checkpoint: Any) -> Any:
         super().train(context, checkpoint)

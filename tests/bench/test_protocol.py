@@ -726,3 +726,45 @@ def test_evaluate_says_what_differs_and_fails_outside_the_interval_under_the_sam
     path.write_text(json.dumps(data))
     assert main(["evaluate", str(path)]) == 0
     assert "numpy: 0.0.1 -> " in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------
+# A built-in agent kept as a run's policy (issue 49)
+
+
+def _keeps_heuristic_train(self: Any, context: Any, checkpoint: Any) -> Any:
+    from test_suite import FirstLegal
+
+    from agents.registry import make_agent
+
+    FirstLegal.train(self, context, checkpoint)  # steps its budget, reports its points
+    return make_agent("heuristic", context.task.game)
+
+
+class KeepsHeuristic:
+    """Steps its budget, then keeps the built-in ``heuristic`` as what it learned."""
+
+    name = "keeps_heuristic"
+    checkpoints_callables = False
+    train = _keeps_heuristic_train
+
+
+class DeclaredHeuristic(KeepsHeuristic):
+    """The same, declaring itself a baseline."""
+
+    name = "declared_heuristic"
+    baseline = True
+
+
+def test_a_run_that_keeps_a_built_in_agent_is_invalid_unless_its_algorithm_is_a_baseline(
+    tmp_path: Path, plugins: None
+) -> None:
+    results = tmp_path / "results"
+    kept = run_one(TASK, "test_protocol:KeepsHeuristic", 0, str(results), fraction=FRACTION)
+    assert kept["valid"] is False
+    assert kept["invalid_reasons"] == [
+        "its kept policy is the built-in agent 'heuristic', not one it learned (an algorithm that is a baseline "
+        "says so: baseline = True)"
+    ]
+    declared = run_one(TASK, "test_protocol:DeclaredHeuristic", 0, str(results), fraction=FRACTION)
+    assert declared["valid"] is True and declared["invalid_reasons"] == []
