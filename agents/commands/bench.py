@@ -33,10 +33,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.arguments import ArgumentParser, at_least, fail, one_line, program_name, shipped_epilog
+from agents.arguments import ArgumentParser, at_least, at_most, fail, one_line, program_name, shipped_epilog
 from agents.bench.algorithms import BUILTIN
 from agents.bench.results import BadResultsError
-from agents.bench.tasks import PROTOCOL_VERSION, REFERENCES, TASKS, load_references, select_tasks
+from agents.bench.tasks import (
+    MAX_TRAINING_SEED,
+    PROTOCOL_VERSION,
+    REFERENCES,
+    TASKS,
+    load_references,
+    select_tasks,
+)
 from agents.registry import scored_baselines
 from trash_env.files import check_output_path, write_json
 
@@ -272,6 +279,9 @@ def run_command(args) -> int:
     tasks = select_tasks(args.tasks)
     at_least("--seeds", args.seeds, 1)
     at_least("--first-seed", args.first_seed, 0)
+    at_most("--first-seed", args.first_seed, MAX_TRAINING_SEED - 1, "the training seeds")
+    seeds_are = f"training seeds are 0..{MAX_TRAINING_SEED - 1}"
+    at_most("--seeds", args.seeds, MAX_TRAINING_SEED - args.first_seed, seeds_are)
     at_least("--workers", args.workers, 1)
     at_least("--threads", args.threads, 1)
     for task in tasks:  # (0, 1] or the open-budget track's (1, MAX_FRACTION], no smaller than the task allows
@@ -382,7 +392,7 @@ def evaluate_command(args) -> int:
 
 def exploit_command(args) -> int:
     """``trash-bench exploit``: a line per budget and seed, then the mean over seeds and the exact figure."""
-    from agents.bench.exploit import summary_line, trained_exploitability
+    from agents.bench.exploit import check_sizes, summary_line, trained_exploitability
 
     task = select_tasks([args.task])[0]  # one line for an unknown task
     for flag, value, low in (("--seeds", args.seeds, 1), ("--deals", args.deals, 2), ("--n-envs", args.n_envs, 1)):
@@ -390,6 +400,7 @@ def exploit_command(args) -> int:
             at_least(flag, value, low)
     for budget in args.budget or []:
         at_least("--budget", budget, 1)
+    check_sizes(args.budget or [], args.seeds, args.deals, args.n_envs)
     if args.json is not None:
         check_output_path("--json", args.json)
     prog = program_name(COMMAND)

@@ -85,6 +85,11 @@ def decision_tables(agent: Agent) -> PolicyTables:
     agent.check_config(make_config(num_players=2))
     if isinstance(agent, TableAgent):
         return table_agent_tables(*agent.tables())
+    if not agent.batchable:
+        raise ValueError(
+            f"agent {agent.name!r} decides one position at a time: exact evaluation asks for its decision at "
+            "every state, in batches (act_batch or policy_batch)"
+        )
     observer = NeighborObserver(make_config(num_players=2))
     me_all, opp_all = (a.ravel() for a in np.meshgrid(np.arange(SIZE), np.arange(SIZE), indexing="ij"))
     roll: dict[int, np.ndarray] = {}
