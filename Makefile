@@ -82,6 +82,7 @@ bench: $(VENV)/.installed-all
 	$(PY) benchmarks/bench_neighbor_batched.py --json docs/speed/neighbor_batched.json
 	$(PY) benchmarks/bench_exact.py --json docs/speed/exact.json
 	$(PY) benchmarks/compile_cost.py --json docs/speed/compile.json
+	$(PY) benchmarks/action_check.py
 	$(PY) scripts/readme_tables.py
 
 clean:

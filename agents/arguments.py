@@ -27,6 +27,7 @@ import dataclasses
 import itertools
 import json
 import logging
+import re
 import shlex
 import shutil
 import signal
@@ -70,8 +71,13 @@ def shipped_epilog(game: str | None = None) -> str:
 RULES_POINTER = "the rules: trash-play --rules prints the rule book (RULES.md, R1-R15), installed with the package"
 
 
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # what a terminal would act on (ESC sequences): shown, not sent
+
+
 def one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    """``text`` on one line (whitespace runs as one space), its control characters written out (``\\x1b``),
+    so that a message from a plugin or a file can neither break the line nor drive the terminal."""
+    return CONTROL.sub(lambda match: f"\\x{ord(match[0]):02x}", " ".join(str(text).split()))
 
 
 def usage_error(prog: str, message: str) -> NoReturn:
@@ -84,6 +90,13 @@ def at_least(flag: str, value: float, low: float, when: str = "") -> None:
     """A ``ValueError`` naming ``flag`` unless ``value >= low``."""
     if not value >= low:  # also refuses NaN
         raise ValueError(f"{flag} must be at least {low}{when}, got {value}")
+
+
+def at_most(flag: str, value: float, high: float, why: str = "") -> None:
+    """A ``ValueError`` naming ``flag`` and the cap (and ``why`` it is there) unless ``value <= high``:
+    checked before anything of that size is built."""
+    if not value <= high:  # also refuses NaN
+        raise ValueError(f"{flag} must be at most {high:,}{f' ({why})' if why else ''}, got {value:,}")
 
 
 def fail(prog: str, error: BaseException | str, stream: TextIO | None = None) -> int:

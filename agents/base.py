@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from trash_env.games import game_of
+from trash_env.kernel import checked_actions
 from trash_env.trash.rules import TrashState
 from trash_env.view import SeatView
 
@@ -50,7 +51,7 @@ class Agent(ABC):
         exact evaluation of Help Your Neighbor needs. The default is the one-hot of
         :meth:`act_batch`, right for agents that choose deterministically; an agent that draws from
         its generator overrides it with its real probabilities."""
-        actions = np.asarray(self.act_batch(observations, masks, [None] * len(observations)))
+        actions = checked_actions(self.act_batch(observations, masks, [None] * len(observations)), masks, self.name)
         probabilities = np.zeros(masks.shape, dtype=np.float64)
         probabilities[np.arange(len(actions)), actions] = 1.0
         return probabilities

@@ -65,17 +65,23 @@ def openspiel_game(config: Any) -> Any:
     raise ValueError("python_trash plays the presets of R11 as they are (players and match aside), not this config")
 
 
-def _positive(agent: str, key: str, value: Any) -> None:
+MAX_SIMULATIONS = 1_000_000  # per decision: a million is minutes of search for one move
+MAX_ROLLOUTS = 1_000  # per leaf
+
+
+def _positive(agent: str, key: str, value: Any, cap: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{agent} {key} must be a positive integer, got {value!r}")
+    if value > cap:
+        raise ValueError(f"{agent} {key} must be at most {cap:,}, got {value:,}")
 
 
 class _OpenSpielBot(Agent):
     """What both bots share: their budget, their random numbers and the game they search."""
 
     def __init__(self, simulations: int = 100, rollouts: int = 1, uct_c: float = 2.0, seed: int = 0) -> None:
-        _positive(self.name, "simulations", simulations)
-        _positive(self.name, "rollouts", rollouts)
+        _positive(self.name, "simulations", simulations, MAX_SIMULATIONS)
+        _positive(self.name, "rollouts", rollouts, MAX_ROLLOUTS)
         if isinstance(uct_c, bool) or not isinstance(uct_c, (int, float)) or not uct_c >= 0:
             raise ValueError(f"{self.name} uct_c must be a number 0 or more, got {uct_c!r}")
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:

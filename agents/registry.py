@@ -146,7 +146,11 @@ def _best_response(spec: str, game_name: str) -> Agent:
         raise ValueError(f"agent {spec!r}: best responses are exact only for two-player Help Your Neighbor")
     if not target or target.startswith(f"{BEST_RESPONSE}:"):
         raise ValueError(f"agent {spec!r}: name the agent to respond to, as best_response:heuristic")
-    make_agent(target, game_name)
+    if not make_agent(target, game_name).batchable:
+        raise ValueError(
+            f"agent {spec!r}: {target} decides one position at a time, and a best response is computed from "
+            "its decision at every state (in batches)"
+        )
     from agents.evaluation.exploitability import BestResponseAgent
 
     agent = BestResponseAgent(target, functools.partial(make_agent, target, game_name))

@@ -137,6 +137,8 @@ def load_npz(path: str | Path, name: str | None = None) -> Agent:
     :class:`~agents.linear.LinearAgent` (whose loader names what is wrong with anything else)."""
     from agents.linear import LinearAgent
 
+    with open_zip(Path(path), max_members=64, kind="trash-rl policy file (.npz)"):
+        pass  # a cut-short or damaged file is said to be one, before it is taken for either kind
     if is_value_table(path):
         return ValueTableAgent.load(path, name=name)
     return LinearAgent.load(path, name=name)

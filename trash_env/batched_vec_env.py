@@ -17,6 +17,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from trash_env.engine_host import ASKED_FROM
+from trash_env.kernel import checked_actions
 
 
 class BatchedVecEnv(VecEnv):
@@ -115,15 +116,10 @@ class BatchedVecEnv(VecEnv):
         actions = np.asarray(actions).reshape(-1)
         if len(actions) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions, got {len(actions)}")
-        legal = self.batch.masks[np.arange(self.num_envs), actions.clip(0, self.batch.masks.shape[1] - 1)]
-        bad = np.flatnonzero((actions < 0) | (actions >= self.batch.masks.shape[1]) | (legal == 0))
-        if len(bad):
-            game = int(bad[0])
-            raise ValueError(
-                f"action {actions[game]} is illegal in game {game} (legal: {np.flatnonzero(self.batch.masks[game])}); "
-                "the batched env needs masked actions (MaskablePPO)"
-            )
-        self._actions[:] = actions
+        try:
+            self._actions[:] = checked_actions(actions, self.batch.masks, "the learner")
+        except ValueError as error:
+            raise type(error)(f"{error}; the batched env needs masked actions (MaskablePPO)") from None
 
     def step_wait(self):
         batch = self.batch
@@ -172,7 +168,8 @@ class BatchedVecEnv(VecEnv):
             for code in np.unique(codes[waiting]):
                 rows = waiting[codes[waiting] == code]
                 agent = self._asked[int(code)]
-                actions[rows] = agent.act_batch(batch.obs[rows], batch.masks[rows], [None] * len(rows))
+                chosen = agent.act_batch(batch.obs[rows], batch.masks[rows], [None] * len(rows))
+                actions[rows] = checked_actions(chosen, batch.masks[rows], f"opponent {agent.name}")
             batch.step(actions)
             if ended is not None:
                 self._ended(ended)

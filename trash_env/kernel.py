@@ -3,6 +3,8 @@
 - :class:`IllegalActionError` and :func:`check_action`: an action that the rules do not allow where
   the game stands is refused with the legal actions named, and the state is left untouched
   (Trash R13, Help Your Neighbor R14);
+- :func:`checked_actions` and :func:`checked_policy`: the same for what an agent that decides in batches
+  returns (an action per position, or a policy), checked before an engine applies or a table holds it;
 - :func:`apply_forced`: forced moves applied until a seat has a real choice (R13, R14);
 - :func:`known_fields` and :func:`check_int`: the checks of a frozen configuration dataclass
   (Trash R1, R11; Help Your Neighbor R12), each error naming its field;
@@ -48,6 +50,49 @@ def check_action(
             f"action {action!r} ({action_name(action)}) is illegal for seat {state.current} "
             f"in the {phase_names[state.phase]} phase; legal actions: {names}"
         )
+
+
+def checked_actions(actions: Any, masks: np.ndarray, who: str) -> np.ndarray:
+    """``actions`` (one per row of ``masks``, as an agent that decides in batches returns them) as int64,
+    if each is an integer, in range and legal in its row; else :class:`IllegalActionError` naming
+    ``who``, the first bad row and the legal actions there. What the scalar path's :func:`check_action`
+    refuses, refused in a batch before any engine applies it."""
+    array = np.asarray(actions)
+    if array.shape != (len(masks),):
+        raise IllegalActionError(f"{who} returned actions of shape {array.shape} for {len(masks)} positions")
+    if array.dtype.kind not in "iu":  # floats, booleans, objects: an action is an integer
+        raise IllegalActionError(f"{who} returned actions of dtype {array.dtype}: an action is an integer")
+    num_actions = masks.shape[1]
+    inside = (array >= 0) & (array < num_actions)
+    legal = inside.copy()
+    legal[inside] = masks[np.flatnonzero(inside), array[inside]] != 0
+    bad = np.flatnonzero(~legal)
+    if len(bad):
+        row = int(bad[0])
+        raise IllegalActionError(
+            f"{who}: action {array[row]} is illegal in game {row} (legal: {np.flatnonzero(masks[row]).tolist()})"
+        )
+    return array.astype(np.int64, copy=False)
+
+
+def checked_policy(probabilities: Any, masks: np.ndarray, who: str, tolerance: float = 1e-6) -> np.ndarray:
+    """``probabilities`` (a policy over the actions for each row of ``masks``) as float64, if each row is
+    finite, non-negative, zero off the legal actions and sums to 1 (within ``tolerance``); else
+    :class:`IllegalActionError` naming ``who`` and the first bad row."""
+    array = np.asarray(probabilities, dtype=np.float64) if np.asarray(probabilities).dtype.kind in "fiu" else None
+    if array is None or array.shape != masks.shape:
+        raise IllegalActionError(f"{who} returned a policy that is not a {masks.shape} array of probabilities")
+    finite = np.isfinite(array).all(axis=1) & (array >= -tolerance).all(axis=1)
+    off = np.where(masks != 0, 0.0, np.abs(np.nan_to_num(array))).sum(axis=1) > tolerance
+    total = np.abs(np.nan_to_num(array).sum(axis=1) - 1.0) > tolerance
+    bad = np.flatnonzero(~finite | off | total)
+    if len(bad):
+        row = int(bad[0])
+        raise IllegalActionError(
+            f"{who}: its policy in position {row} is not a distribution over the legal actions "
+            f"{np.flatnonzero(masks[row]).tolist()}: {np.round(array[row], 4).tolist()}"
+        )
+    return array
 
 
 def apply_forced(

@@ -156,6 +156,17 @@ class RulesState(pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         return self._rules.legal_actions(self._core.state)
 
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The chance node's outcomes and their probabilities; a ValueError at a player's or a terminal
+        node, which has none (as OpenSpiel's own games refuse it)."""
+        if not self._waiting():
+            where = "a terminal node" if self._core.state.over else f"a node of player {self._core.state.current}"
+            raise ValueError(f"chance_outcomes() at {where}: only a chance node has chance outcomes")
+        return self._chance_outcomes()
+
+    def _chance_outcomes(self) -> list[tuple[int, float]]:
+        raise NotImplementedError
+
     def is_terminal(self) -> bool:
         return not self._waiting() and self._core.state.over
 

@@ -64,7 +64,9 @@ opponents=...)``) or learn on ``pettingzoo_env()``.
 action`` callable. The runner keeps the final one beside the result (:mod:`agents.bench.artifacts`)
 and evaluates it in another process, so it must be savable: a
 :class:`~agents.learned.LearnedAgent` with a policy file (the built-ins), an
-:class:`agents.linear.LinearAgent`, or a baseline of the registry. An agent that decides many
+:class:`agents.linear.LinearAgent`, or a baseline of the registry (kept by name: a run whose policy is a
+built-in agent, a baseline or the solution, is invalid with that reason unless its algorithm declares
+itself a baseline, ``baseline = True``). An agent that decides many
 positions at once sets ``batchable = True`` and implements ``act_batch(observations, masks,
 rngs)``: ``observations`` float32 ``[N, size]``, ``masks`` ``[N, actions]`` (nonzero = legal),
 ``rngs`` N numpy Generators (or Nones, where the batched engine asks a snapshot), returning N legal

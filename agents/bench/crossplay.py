@@ -41,7 +41,7 @@ from agents.bench.markdown import literal
 from agents.bench.markdown import table as markdown_table
 from agents.bench.measurements import CROSSPLAY_FORMAT as FORMAT
 from agents.bench.results import BadResultsError, Result
-from agents.bench.store import crossplay_names, scan
+from agents.bench.store import crossplay_names, kept_policy, scan
 from agents.bench.tasks import Task, get_task
 from agents.evaluation.seatings import SEED_LIMIT
 from agents.evaluation.stats import Interval, PairSummary
@@ -129,10 +129,7 @@ def collect(
             reason = f"a format-{run.format} result keeps no policy"
         if reason is None:
             try:
-                artifact = path.with_name(run.artifact)
-                if not artifact.is_file():
-                    raise ValueError(f"{path}: its policy {artifact.name} is not beside it")
-                agent = load_artifact(artifact, task)
+                agent = load_artifact(kept_policy(path, run), task)
             except ValueError as error:
                 if not skip_missing:
                     raise

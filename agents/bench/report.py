@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from agents.bench import statistics
-from agents.bench.markdown import literal, marked_names, markers
+from agents.bench.markdown import literal, marked_names, markers, run_text
 from agents.bench.markdown import splice as splice_marked
 from agents.bench.markdown import table as markdown_table
 from agents.bench.results import Result
@@ -899,9 +899,10 @@ def two_player_table(section: Section) -> str | None:
                 exploitability = f"{_score(values)} exact ({len(values)})"
             else:
                 row = runs[0]
-                exploitability = f"≥ {_interval(row['exploitability'], row['low'], row['high'])} ({row['run']})"
+                bound = _interval(row["exploitability"], row["low"], row["high"])
+                exploitability = f"≥ {bound} ({run_text(row['run'])})"
             best = max(rated, key=lambda name: ratings[name]["mean"]) if rated else None
-            rating = f"{_elo(ratings[best])} ({best})" if best else "-"
+            rating = f"{_elo(ratings[best])} ({run_text(best)})" if best else "-"
             rows.append([literal(task), literal(algorithm), exploitability, rating])
         for name, entry in kinds.items():
             if entry.get("kind") == "baseline" and name in ratings:

@@ -31,7 +31,8 @@ written before it, which still read): ``scoring``, ``"exact"`` or ``"sampled"``,
 current version of a task scored exactly (``hyn-2p``, ``hyn-2p-selfplay``: :mod:`agents.bench.exact_scores`);
 with ``"exact"`` every curve point, the final and every held-out entry carry ``exact``
 (``{score, normalized, anchors}``: the score computed without deals, normalised with its exact
-anchors), all of them or none.
+anchors), all of them or none. Later still: ``artifact_sha256``, the SHA-256 of the kept policy (its
+readers refuse a policy file that is not the one the run kept: :func:`agents.bench.store.kept_policy`).
 
 The schema grows by fields: a new field is a new attribute of its dataclass, with a default (None)
 if files written before it lack it, so that they still read; a change of what a field means bumps
@@ -232,6 +233,7 @@ class Result:
     provenance: Provenance | None = None
     # later in format 2 (absent from files written before it)
     scoring: Text | None = None  # "exact" (every score also exact) or "sampled"
+    artifact_sha256: Text | None = None  # the kept policy's SHA-256: the readers refuse another file
 
     @property
     def protocol_version(self) -> int:
@@ -255,8 +257,9 @@ class Result:
         for point in [*data["curve"], data["final"], *(data["heldout"] or ())]:
             if point.get("exact", 0) is None:
                 del point["exact"]
-        if data["scoring"] is None:
-            del data["scoring"]
+        for name in LATER_FIELDS:
+            if data[name] is None:
+                del data[name]
         if self.format == 1:
             for name in FORMAT_2_FIELDS:
                 data.pop(name)
@@ -265,7 +268,7 @@ class Result:
         return data
 
 
-LATER_FIELDS = ("scoring",)  # format 2's fields that files written before them lack
+LATER_FIELDS = ("scoring", "artifact_sha256")  # format 2's fields that files written before them lack
 FORMAT_2_FIELDS = tuple(
     f.name
     for f in dataclasses.fields(Result)
@@ -406,6 +409,9 @@ def _shown(value: Any) -> str:
 # ---------------------------------------------------------------------- meaning
 
 
+SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
 def _check_meaning(result: Result, path: Path) -> None:
     """What the types do not say: the run the path names, a known task, plain names, figures in range
     and consistent with each other and with the task, normalised scores recomputed."""
@@ -438,9 +444,10 @@ def _check_meaning(result: Result, path: Path) -> None:
 def _check_format_fields(result: Result) -> None:
     """Format 1 holds none of format 2's fields, format 2 all of them."""
     optional = {name: getattr(result, name) for name in FORMAT_2_FIELDS}
+    later = {name: getattr(result, name) for name in LATER_FIELDS}
     optional.update({f"final.{name}": getattr(result.final, name) for name in ("seed", "anchors")})
     if result.format == 1:
-        present = [name for name, value in optional.items() if value is not None]
+        present = [name for name, value in (optional | later).items() if value is not None]
         if present:
             raise _FieldError(present[0], "is a field of result format 2, in a format-1 file")
         if result.task_version == TASKS[result.task].version and result.task_version >= 2:
@@ -459,6 +466,8 @@ def _check_format_2(result: Result, path: Path) -> None:
     if not SPEC.fullmatch(result.algorithm_spec):
         spec = quoted(result.algorithm_spec)
         raise _FieldError("algorithm_spec", f"{spec} is not a built-in name or module:attribute")
+    if result.artifact_sha256 is not None and not SHA256.fullmatch(result.artifact_sha256):
+        raise _FieldError("artifact_sha256", f"is {quoted(result.artifact_sha256)}, not a SHA-256 (64 hex digits)")
     reasons = result.invalid_reasons
     for i, reason in enumerate(reasons):
         if not reason or "\n" in reason or len(reason) > MAX_REASON:

@@ -74,6 +74,24 @@ ROLLOUT_SLACK = 256  # steps per env of the slack beyond the budget: one rollout
 WORKER = "agents.bench.worker"
 WORKER_ERROR = "trash-bench worker: error: "  # the prefix of a child's last line when it fails
 OUTPUT_LIMIT = 64 << 20  # a child's output file: a curve, a log, provenance (a few kB)
+# How long a child may take before it is killed and its run fails with the reason (a plugin that hangs, a
+# policy stuck in a game): loading an algorithm, CHILD_GRACE seconds; training, that and a second for every
+# SLOWEST_RATE timesteps of the budget (the v2 runs trained at 1,300 timesteps/s and more); the final
+# evaluation, that and a second for every SLOWEST_DEALS deals.
+CHILD_GRACE = 900.0
+SLOWEST_RATE = 20
+SLOWEST_DEALS = 10
+
+
+def child_timeouts(budget: int, final_deals: int) -> dict[str, float]:
+    """The seconds each child of a run may take (training and the final evaluation), from its budget."""
+    return {
+        "describe": CHILD_GRACE,
+        "train": CHILD_GRACE + budget / SLOWEST_RATE,
+        "evaluate": CHILD_GRACE + final_deals / SLOWEST_DEALS,
+    }
+
+
 MODULE_SPEC = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -285,11 +303,12 @@ def _keep_log(log: Path, label: str) -> str:
     return f" (its output: {kept})"
 
 
-def _child(command: str, job: dict[str, Any], temp: Path, label: str) -> dict[str, Any]:
+def _child(command: str, job: dict[str, Any], temp: Path, label: str, timeout: float = CHILD_GRACE) -> dict[str, Any]:
     """Run ``python -m agents.bench.worker COMMAND JOB`` (in the working directory, in a process group
     of its own) and return what it wrote to ``job["output"]``. Its output goes to a log; a failure is a
     one-line ValueError naming ``label`` and the child's last line; any exception here (Ctrl-C)
-    kills the child's group first, so no child outlives the run."""
+    kills the child's group first, so no child outlives the run; so does ``timeout`` (seconds), after which
+    the run fails with that reason."""
     job = {**job, "parent": os.getpid()}
     job_path, log = temp / f"{command}.job.json", temp / f"{command}.log"
     write_json(job_path, job)
@@ -302,12 +321,17 @@ def _child(command: str, job: dict[str, Any], temp: Path, label: str) -> dict[st
             process_group=0,
         )
         try:
-            code = process.wait()
+            code = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            code = None
         except BaseException:
             _kill_group(process)
             raise
+    what = {"describe": "loading it", "train": "training", "evaluate": "the final evaluation"}[command]
+    if code is None:
+        raise ValueError(f"{label}: {what} took longer than its limit of {timeout:,.0f} s and was stopped")
     if code != 0:
-        what = {"describe": "loading it", "train": "training", "evaluate": "the final evaluation"}[command]
         if code < 0:
             raise ValueError(f"{label}: {what} failed: its process was killed by {signal.Signals(-code).name}")
         raise ValueError(f"{label}: {what} failed: {_last_line(log)}{_keep_log(log, label)}")
@@ -389,15 +413,22 @@ def run_one(
             "imports": task_imports(task),
             "output": str(temp / "trained.json"),
         }
-        trained = _child("train", job, temp, label)
+        timeouts = child_timeouts(budget, final_deals)
+        trained = _child("train", job, temp, label, timeouts["train"])
         reasons = validity(trained, budget)
+        if trained.get("builtin") is not None and not trained.get("declares_baseline"):
+            reasons.append(
+                f"its kept policy is the built-in agent {trained['builtin']!r}, not one it learned (an algorithm "
+                "that is a baseline says so: baseline = True)"
+            )
         test_seed = draw_test_seed()  # now, after training: nothing there could know it
         artifact = Path(trained["artifact"])
         job = {"task": task.name, "artifact": str(artifact), "seed": test_seed, "deals": final_deals}
         job.update(sys_path=_importable(), imports=task_imports(task))
         job["exact_threads"] = (exact_threads or os.cpu_count() or 1) if task.exact else None
         job["exact"] = all("exact" in point for point in trained["curve"])  # else the final's would be dropped
-        evaluated = _child("evaluate", {**job, "output": str(temp / "evaluated.json")}, temp, label)
+        job["output"] = str(temp / "evaluated.json")
+        evaluated = _child("evaluate", job, temp, label, timeouts["evaluate"])
         final = evaluated["final"]
         result = {
             "format": RESULT_FORMAT,
@@ -430,6 +461,7 @@ def run_one(
             "provenance": trained["provenance"],
             "scoring": _scoring(trained["curve"], evaluated["scoring"]),
         }
+        result["artifact_sha256"] = store.file_sha256(artifact)
         store.check(result, path)  # what every reader checks: never a file they would refuse
         _place_artifact(artifact, store.artifact_location(path, artifact.suffix))
         write_json(path, result)
@@ -481,7 +513,7 @@ def reevaluate(
     target = Path(target)
     if not target.exists():
         raise ValueError(f"{target} does not exist")
-    stored = None
+    stored, differences = None, None
     if RESULT_FILE.fullmatch(target.name):
         result = store.read(target)
         if result.format < 2 or result.artifact is None:
@@ -493,14 +525,13 @@ def reevaluate(
             raise ValueError(
                 f"{target} is a run of {task.name} v{result.task_version}; this version has v{task.version}"
             )
-        artifact = target.with_name(result.artifact)
-        if not artifact.is_file():
-            raise ValueError(f"{target}: its policy {artifact.name} is not beside it")
+        artifact = store.kept_policy(target, result)
         seed = result.final.seed if seed is None else seed
         deals = result.final.deals if deals is None else deals
         if (seed, deals) == (result.final.seed, result.final.deals):
             data = result.to_json()
             stored = json.loads(json.dumps({"final": data["final"], "heldout": data["heldout"]}))
+            differences = provenance_differences(data["provenance"])
     else:
         if task_name is None:
             raise ValueError(f"{target}: give --task: a policy file does not say which task it is evaluated on")
@@ -513,7 +544,32 @@ def reevaluate(
         raise ValueError(f"--seed must be 0 or more and below 2**64, got {seed}")
     agent = load_artifact(artifact, task)
     evaluated = json.loads(json.dumps(final_evaluation(task, agent, seed, deals)))  # as a file holds it
-    return {"task": task.name, "artifact": str(artifact), "seed": seed, "deals": deals, **evaluated, "stored": stored}
+    return {
+        "task": task.name,
+        "artifact": str(artifact),
+        "seed": seed,
+        "deals": deals,
+        **evaluated,
+        "stored": stored,
+        "provenance_differences": differences,
+    }
+
+
+def provenance_differences(stored: dict[str, Any] | None) -> list[str]:
+    """What differs between a run's provenance (its result's) and this process's: the package version,
+    the commit, the machine, Python and each library, one ``what: then -> now`` each (none: the run's
+    figures should repeat exactly here). Torch's threads are the training's, not an evaluation's."""
+    from agents.bench.provenance import provenance
+
+    if stored is None:
+        return ["the result holds no provenance"]
+    now = provenance()
+    pairs = {name: (stored.get(name), now.get(name)) for name in ("package_version", "cpu", "cores", "python")}
+    pairs["git commit"] = ((stored.get("git") or {}).get("commit"), (now.get("git") or {}).get("commit"))
+    then_versions, now_versions = stored.get("versions") or {}, now.get("versions") or {}
+    for library in sorted(set(then_versions) | set(now_versions)):
+        pairs[library] = (then_versions.get(library), now_versions.get(library))
+    return [f"{name}: {then} -> {here}" for name, (then, here) in pairs.items() if then != here]
 
 
 # ---------------------------------------------------------------------- sweeps

@@ -18,6 +18,7 @@ naming it, the field and what is wrong.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,32 @@ def check_location(result: schema.Result, path: Path) -> None:
         names = {artifact_location(path, suffix).name for suffix in ARTIFACT_SUFFIXES}
         if result.artifact not in names:
             refuse("artifact", f"is {schema.quoted(result.artifact)}, not one of {sorted(names)} (beside the file)")
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def kept_policy(path: Path, result: schema.Result) -> Path:
+    """The policy file the run of the result file ``path`` kept, beside it: a ValueError naming the
+    result if there is none, or if it is not the file the run kept (its SHA-256 differs from the
+    result's ``artifact_sha256``; results written before that field are taken as they are)."""
+    if result.artifact is None:
+        raise ValueError(f"{path}: a format-{result.format} result keeps no policy")
+    artifact = Path(path).with_name(result.artifact)
+    if not artifact.is_file():
+        raise ValueError(f"{path}: its policy {artifact.name} is not beside it")
+    if result.artifact_sha256 is not None and file_sha256(artifact) != result.artifact_sha256:
+        raise ValueError(
+            f"{path}: its policy {artifact.name} is not the one the run kept (its SHA-256 differs from the "
+            "result's artifact_sha256): refused"
+        )
+    return artifact
 
 
 def check(data: Any, path: Path) -> schema.Result:

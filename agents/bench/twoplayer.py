@@ -60,11 +60,13 @@ def exploit_runs(
     ``RESULTS/exploit-TASK.json`` after each run, so a stopped command keeps what it measured; returns
     the file's content."""
     from agents.bench import exact_scores as exact
-    from agents.bench.crossplay import check_task, collect
+    from agents.bench.crossplay import collect
+    from agents.bench.exploit import check_task
     from agents.bench.runner import package_version
+    from agents.bench.tasks import get_task
     from trash_env.files import check_output_path
 
-    task = check_task(task_name)
+    task = check_task(get_task(task_name))
     results = Path(results)
     path = results / exploit_name(task)
     check_output_path("--results", path)

@@ -128,7 +128,10 @@ def train(job: dict[str, Any]) -> dict[str, Any]:
     policy = algorithm.train(context, checkpoint)
     counted, largest = context.counted_steps, context.counter.largest_batch
     artifact = save_artifact(policy, task, Path(job["artifact_stem"]))
+    builtin = json.loads(read_bounded(artifact, OUTPUT_LIMIT))["agent"] if artifact.suffix == ".json" else None
     return {
+        "builtin": builtin,  # the built-in agent kept by name (a baseline, the solution), or None
+        "declares_baseline": bool(getattr(algorithm, "baseline", False)),
         "name": str(algorithm.name),
         "curve": curve,
         "counted_steps": int(counted),

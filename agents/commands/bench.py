@@ -33,10 +33,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.arguments import ArgumentParser, at_least, fail, one_line, program_name, shipped_epilog
+from agents.arguments import ArgumentParser, at_least, at_most, fail, one_line, program_name, shipped_epilog
 from agents.bench.algorithms import BUILTIN
 from agents.bench.results import BadResultsError
-from agents.bench.tasks import PROTOCOL_VERSION, REFERENCES, TASKS, load_references, select_tasks
+from agents.bench.tasks import (
+    MAX_TRAINING_SEED,
+    PROTOCOL_VERSION,
+    REFERENCES,
+    TASKS,
+    load_references,
+    select_tasks,
+)
 from agents.registry import scored_baselines
 from trash_env.files import check_output_path, write_json
 
@@ -272,6 +279,9 @@ def run_command(args) -> int:
     tasks = select_tasks(args.tasks)
     at_least("--seeds", args.seeds, 1)
     at_least("--first-seed", args.first_seed, 0)
+    at_most("--first-seed", args.first_seed, MAX_TRAINING_SEED - 1, "the training seeds")
+    seeds_are = f"training seeds are 0..{MAX_TRAINING_SEED - 1}"
+    at_most("--seeds", args.seeds, MAX_TRAINING_SEED - args.first_seed, seeds_are)
     at_least("--workers", args.workers, 1)
     at_least("--threads", args.threads, 1)
     for task in tasks:  # (0, 1] or the open-budget track's (1, MAX_FRACTION], no smaller than the task allows
@@ -361,20 +371,28 @@ def evaluate_command(args) -> int:
     for entry in evaluated["heldout"]:
         print(f"  against {entry['opponent']} (held out): {final_text({'final': entry}, 4)}")
     stored = evaluated["stored"]
-    if stored is not None:
-        same = {"final": final, "heldout": evaluated["heldout"]} == stored
-        print(
-            "the stored final and held-out scores, reproduced exactly"
-            if same
-            else f"differs from the stored final (normalised {stored['final']['normalized']:+.4f}): another machine "
-            "or other library versions repeat a run only statistically"
-        )
-    return 0
+    if stored is None:
+        return 0
+    if {"final": final, "heldout": evaluated["heldout"]} == stored:
+        print("the stored final and held-out scores, reproduced exactly")
+        return 0
+    was = stored["final"]
+    outside = not was["low"] <= final["score"] <= was["high"]
+    gap = f"score {final['score']:+.4f} against the stored {was['score']:+.4f} [{was['low']:+.4f}, {was['high']:+.4f}]"
+    differences = evaluated["provenance_differences"]
+    if differences:
+        print(f"differs from the stored final ({gap}); the run's provenance differs here: {'; '.join(differences)}")
+        return 0
+    print(
+        f"differs from the stored final ({gap}) under the same provenance"
+        + (": outside its interval, so the kept policy is not the one that was scored" if outside else "")
+    )
+    return 1 if outside else 0
 
 
 def exploit_command(args) -> int:
     """``trash-bench exploit``: a line per budget and seed, then the mean over seeds and the exact figure."""
-    from agents.bench.exploit import summary_line, trained_exploitability
+    from agents.bench.exploit import check_sizes, summary_line, trained_exploitability
 
     task = select_tasks([args.task])[0]  # one line for an unknown task
     for flag, value, low in (("--seeds", args.seeds, 1), ("--deals", args.deals, 2), ("--n-envs", args.n_envs, 1)):
@@ -382,6 +400,7 @@ def exploit_command(args) -> int:
             at_least(flag, value, low)
     for budget in args.budget or []:
         at_least("--budget", budget, 1)
+    check_sizes(args.budget or [], args.seeds, args.deals, args.n_envs)
     if args.json is not None:
         check_output_path("--json", args.json)
     prog = program_name(COMMAND)

@@ -44,13 +44,14 @@ from agents.arguments import (
     add_override_flag,
     add_threads_flag,
     at_least,
+    at_most,
     fail,
     presets,
     program_name,
     rules_config,
     shipped_epilog,
 )
-from agents.evaluation.duplicate import check_pairings, round_robin, run_tournament
+from agents.evaluation.duplicate import MAX_DEALS, check_pairings, round_robin, run_tournament
 from agents.evaluation.seatings import GameResult
 from agents.evaluation.stats import summarize
 from agents.evaluation.summary import plot_ratings, print_summary, write_csv, write_json
@@ -136,6 +137,7 @@ def check_arguments(args: argparse.Namespace) -> Any:
     """The configuration, once every argument is checked (ranges, rules, agents, output files):
     a ValueError naming the first bad one, before any game is played or file written."""
     at_least("--deals", args.deals, 1)
+    at_most("--deals", args.deals, MAX_DEALS, "each deal's games are planned and kept in memory")
     at_least("--workers", args.workers, 1)
     at_least("--seed", args.seed, 0)
     at_least("--bootstrap", args.bootstrap, 0)
@@ -150,6 +152,8 @@ def check_arguments(args: argparse.Namespace) -> Any:
     if args.exact:
         if args.save_records is not None:
             raise ValueError("--save-records saves played games; --exact plays none")
+        if args.override:
+            raise ValueError("--exact solves the game as R12 has it (no turn limit): --override would have no effect")
         if not get_game(args.game).solved or config.num_players != 2:
             raise ValueError(
                 "--exact evaluates two-player Help Your Neighbor (the solved game): add --game help_your_neighbor"
@@ -159,7 +163,10 @@ def check_arguments(args: argparse.Namespace) -> Any:
         from agents.registry import make_agent
 
         for spec in args.agents:
-            make_agent(spec, args.game).check_config(config)
+            agent = make_agent(spec, args.game)
+            agent.check_config(config)
+            if not agent.batchable:
+                raise ValueError(f"--exact asks for each agent's decision at every state; {spec} decides one at a time")
         return config
     check_pairings(config, round_robin(args.agents), args.deals, args.seed, args.workers, {}, args.engine)
     return config

@@ -27,6 +27,7 @@ from agents.evaluation.seatings import GameResult, agent_generator, deal_plan, d
 from agents.registry import engine_policy
 from trash_env.games import game_of
 from trash_env.jit import HAVE_NUMBA
+from trash_env.kernel import checked_actions
 
 BATCH_CHUNK = 4096  # games per batched-engine call
 
@@ -102,7 +103,8 @@ def play_deals_batched(
                 if not len(rows):
                     continue
                 rngs = LazyGenerators(rows.tolist(), batch.seats[rows].tolist(), generator)
-                actions[rows] = agents[spec].act_batch(batch.obs[rows], batch.masks[rows], rngs)
+                chosen = agents[spec].act_batch(batch.obs[rows], batch.masks[rows], rngs)
+                actions[rows] = checked_actions(chosen, batch.masks[rows], spec)
             batch.step(actions)
         rewards = batch.rewards
         for b, (deal, seating) in enumerate(chunk):

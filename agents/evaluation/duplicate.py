@@ -51,6 +51,8 @@ from agents.processes import worker_setup
 from agents.registry import make_agent
 from trash_env.games import game_of
 
+MAX_DEALS = 10_000_000  # per pair: every game's result is kept in memory (a few GiB at this size)
+
 
 def _games(
     config: Any, pair: tuple[str, str], deals: Sequence[int], seed: int, duplicate: bool
@@ -194,6 +196,8 @@ def check_pairings(
         raise ValueError(f"engine={engine!r} is not one of 'auto', 'scalar', 'batched'")
     if deals < 1:
         raise ValueError(f"deals must be at least 1, got {deals}")
+    if deals > MAX_DEALS:
+        raise ValueError(f"deals must be at most {MAX_DEALS:,} (each deal's games are kept in memory), got {deals:,}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     if not 0 <= seed < SEED_LIMIT:  # the evaluation seed is one word of every draw key

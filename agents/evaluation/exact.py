@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from trash_env.kernel import checked_policy
 from trash_env.neighbor.observation import ROLL_TOTALS, NeighborObserver
 from trash_env.neighbor.rules import (
     CHOOSE,
@@ -84,6 +85,11 @@ def decision_tables(agent: Agent) -> PolicyTables:
     agent.check_config(make_config(num_players=2))
     if isinstance(agent, TableAgent):
         return table_agent_tables(*agent.tables())
+    if not agent.batchable:
+        raise ValueError(
+            f"agent {agent.name!r} decides one position at a time: exact evaluation asks for its decision at "
+            "every state, in batches (act_batch or policy_batch)"
+        )
     observer = NeighborObserver(make_config(num_players=2))
     me_all, opp_all = (a.ravel() for a in np.meshgrid(np.arange(SIZE), np.arange(SIZE), indexing="ij"))
     roll: dict[int, np.ndarray] = {}
@@ -95,7 +101,8 @@ def decision_tables(agent: Agent) -> PolicyTables:
         for start in range(0, len(asked), CHUNK):
             rows = asked[start : start + CHUNK]
             observations = _observations(observer, me_all[rows], opp_all[rows], CHOOSE, total)
-            table[rows] = agent.policy_batch(observations, choose_mask[: len(rows)])[:, ROLL_DICE]
+            policy = agent.policy_batch(observations, choose_mask[: len(rows)])
+            table[rows] = checked_policy(policy, choose_mask[: len(rows)], agent.name)[:, ROLL_DICE]
         roll[total] = table.reshape(SIZE, SIZE)
     uncover = np.zeros((NUM_MARKERS, SIZE * SIZE))
     covered = (me_all[:, None] >> BITS) & 1
@@ -107,7 +114,8 @@ def decision_tables(agent: Agent) -> PolicyTables:
         masks = np.zeros((len(rows), NUM_ACTIONS), np.int8)
         masks[:, UNCOVER_0:] = covered[rows]
         observations = _observations(observer, me_all[rows], opp_all[rows], UNCOVER, 7)
-        uncover[:, rows] = agent.policy_batch(observations, masks)[:, UNCOVER_0:].T
+        policy = checked_policy(agent.policy_batch(observations, masks), masks, agent.name)
+        uncover[:, rows] = policy[:, UNCOVER_0:].T
     return PolicyTables(roll, uncover.reshape(NUM_MARKERS, SIZE, SIZE))
 
 

@@ -45,13 +45,14 @@ class PlainGreedy(FirstLegal):
     ``.json`` artifact naming it)."""
 
     name = "plain_greedy"
+    baseline = True  # it keeps the built-in greedy by name, and says so
 
     def train(self, context: Any, checkpoint: Any) -> Any:
         super().train(context, checkpoint)
         return make_agent("greedy", context.task.game)
 
 
-def in_process_child(command: str, job: dict[str, Any], temp: Path, label: str) -> dict[str, Any]:
+def in_process_child(command: str, job: dict[str, Any], temp: Path, label: str, timeout: float = 0) -> dict[str, Any]:
     """The runner's child process (``python -m agents.bench.worker COMMAND JOB``), run here: the same
     worker function on the same job, without a process's start-up."""
     write_json(job["output"], worker.COMMANDS[command](job))

@@ -60,3 +60,26 @@ def test_the_report_splices_the_leaderboard_with_the_same_markers(tmp_path: Path
     with pytest.raises(ValueError, match="has no <!-- table:leaderboard --> or <!-- table:leaderboard-summary -->"):
         report.splice(page, leaderboard)
     assert page.read_text() == PAGE
+
+
+def test_a_generated_part_holding_a_marker_is_refused() -> None:
+    with pytest.raises(ValueError, match="the generated part first holds a marker of its own"):
+        markdown.splice(PAGE, {"first": "<!-- /table:first -->\nforged\n"}.get)
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        PAGE.replace("<!-- /table:first -->\n", ""),  # opened, never closed
+        PAGE + "<!-- /table:second -->\n",  # a stray closing marker
+        PAGE.replace("Text between.", "<!-- table:second -->"),  # a part opened inside another's place
+    ],
+)
+def test_a_page_whose_markers_are_not_paired_is_refused_before_anything_is_spliced(page: str) -> None:
+    with pytest.raises(ValueError, match=r"marker|never closed"):
+        markdown.splice(page, {"first": "new\n"}.get)
+
+
+def test_a_run_name_is_text() -> None:
+    assert markdown.run_text("maskable_ppo/fraction_0.1/seed_0") == "maskable_ppo/fraction_0.1/seed_0"
+    assert markdown.run_text("a/<b>") == markdown.literal("a/<b>") != "a/<b>"

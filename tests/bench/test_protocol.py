@@ -574,3 +574,197 @@ def test_a_builtin_run_is_reproduced_exactly_from_its_kept_policy(tmp_path: Path
     assert completed.returncode == 0, completed.stderr
     evaluated = json.loads(completed.stdout)
     assert evaluated["final"] == result["final"] and evaluated["heldout"] == result["heldout"]
+
+
+# --------------------------------------------------------------------------
+# Runs that cannot finish (issue 49): a training process that never returns, a policy that plays illegally
+
+
+def test_a_training_process_over_its_time_limit_is_stopped_and_its_run_fails(
+    tmp_path: Path, plugins: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The limit comes from the budget (``child_timeouts``; here made seconds); past it the child's whole
+    process group is killed and the run fails in one line saying so, with nothing written."""
+    from agents.bench import runner
+
+    monkeypatch.setattr(runner, "CHILD_GRACE", 3.0)
+    monkeypatch.setattr(runner, "SLOWEST_RATE", 10**12)
+    pid_file = tmp_path / "pid"
+    monkeypatch.setenv("SLEEPER_PID", str(pid_file))
+    start = time.perf_counter()
+    limit = r"sleeper seed 0 at fraction 0.005: training took longer than its limit of 3 s"
+    with pytest.raises(ValueError, match=limit):
+        run_one(TASK, "test_protocol:Sleeper", 0, str(tmp_path / "results"), fraction=FRACTION)
+    assert time.perf_counter() - start < 60
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # gone, not left sleeping
+    assert not (tmp_path / "results").exists() or not list((tmp_path / "results").rglob("seed_*.json"))
+
+
+def test_the_limits_grow_with_the_budget_and_the_deals() -> None:
+    from agents.bench.runner import CHILD_GRACE, child_timeouts
+
+    small, large = child_timeouts(10_000, 100), child_timeouts(1_000_000, 10_000)
+    assert CHILD_GRACE == small["describe"] < small["train"] < large["train"]
+    assert small["evaluate"] < large["evaluate"]
+
+
+class IllegalLinear:
+    """Keeps a :class:`agents.linear.LinearAgent` subclass that picks action 0 wherever it stands, legal or
+    not (in Help Your Neighbor: rolling the dice after a 7, where only an uncover is legal)."""
+
+    name = "illegal_linear"
+
+    def train(self, context: Any, checkpoint: Any) -> Any:
+        from agents.linear import LinearAgent
+
+        class AlwaysZero(LinearAgent):
+            def act_batch(self, observations: np.ndarray, masks: np.ndarray, rngs: Any) -> np.ndarray:
+                return np.zeros(len(masks), np.int64)
+
+        env = context.single_agent_env()
+        env.reset(seed=context.seed)
+        size, actions = env.observation_space.shape[0], env.action_space.n
+        policy = AlwaysZero(np.zeros((size, actions)), np.zeros(actions), context.task.game, config=context.config)
+        checkpoint(0, policy)
+        return policy
+
+
+def test_a_policy_that_plays_an_illegal_action_fails_its_run_and_nothing_is_written(
+    tmp_path: Path, plugins: None
+) -> None:
+    """Before, such a run was written valid with a score computed from illegal play."""
+    results = tmp_path / "results"
+    with pytest.raises(ValueError) as refused:
+        run_one(TASK, "test_protocol:IllegalLinear", 0, str(results), fraction=FRACTION)
+    message = str(refused.value)
+    assert "training failed" in message and "action 0 is illegal in game" in message and "\n" not in message
+    assert not list(results.rglob("seed_*.json"))
+
+
+# --------------------------------------------------------------------------
+# Kept policies tied to their runs (issue 49)
+
+
+def test_a_result_records_its_kept_policys_hash(finished: tuple[Path, dict[str, Any]]) -> None:
+    import hashlib
+
+    folder, result = finished
+    artifact = path_of(folder, result).with_name(result["artifact"])
+    assert result["artifact_sha256"] == hashlib.sha256(artifact.read_bytes()).hexdigest()
+    assert store.read(path_of(folder, result)).artifact_sha256 == result["artifact_sha256"]
+
+
+@pytest.fixture
+def swapped(finished: tuple[Path, dict[str, Any]], tmp_path: Path) -> Path:
+    """A copy of the finished run whose kept policy was swapped for another (weights of ones)."""
+    import shutil
+
+    folder, result = finished
+    copy = tmp_path / "swapped"
+    shutil.copytree(folder, copy)
+    path = path_of(copy, result)
+    artifact = path.with_name(result["artifact"])
+    with np.load(artifact, allow_pickle=False) as arrays:
+        changed = {name: np.ones_like(value) if value.dtype.kind == "f" else value for name, value in arrays.items()}
+    with artifact.open("wb") as stream:
+        np.savez(stream, **changed)
+    return path
+
+
+def test_evaluate_exploit_and_crossplay_refuse_a_swapped_policy(
+    swapped: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agents.bench.crossplay import collect
+    from agents.bench.exploit import load_policy
+
+    capsys.readouterr()
+    assert main(["evaluate", str(swapped)]) == 2
+    err = capsys.readouterr().err
+    assert "is not the one the run kept (its SHA-256 differs" in err and err.count("\n") == 1
+    with pytest.raises(ValueError, match="is not the one the run kept"):
+        load_policy(str(swapped), get_task(TASK))
+    results = swapped.parents[3]
+    with pytest.raises(ValueError, match="is not the one the run kept"):
+        collect(results, get_task(TASK))
+
+
+def test_a_result_with_a_malformed_hash_is_refused(finished: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    folder, result = finished
+    data = copy.deepcopy(result) | {"artifact_sha256": "abc"}
+    with pytest.raises(ValueError, match="artifact_sha256 is 'abc', not a SHA-256"):
+        store.check(data, path_of(folder, result))
+
+
+def test_evaluate_says_what_differs_and_fails_outside_the_interval_under_the_same_provenance(
+    finished: tuple[Path, dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A stored final far from what its kept policy plays: under this machine's own provenance that is
+    a failure (exit 1); with another library version named, evaluate says which and exits 0."""
+    import shutil
+
+    from agents.bench.provenance import provenance
+
+    folder, result = finished
+    copy_folder = tmp_path / "forged"
+    shutil.copytree(folder, copy_folder)
+    path = path_of(copy_folder, result)
+    data = copy.deepcopy(result)
+    data["provenance"] = json.loads(json.dumps(provenance()))
+    final = data["final"]
+    shift = (final["high"] - final["low"]) * 3 + 1.0
+    final.update(score=final["score"] + shift, low=final["low"] + shift, high=final["high"] + shift)
+    anchors = final["anchors"]
+    final["normalized"] = (final["score"] - anchors["random"]) / (anchors["reference"] - anchors["random"])
+    path.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["evaluate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "under the same provenance: outside its interval" in out
+    data["provenance"]["versions"]["numpy"] = "0.0.1"
+    path.write_text(json.dumps(data))
+    assert main(["evaluate", str(path)]) == 0
+    assert "numpy: 0.0.1 -> " in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------
+# A built-in agent kept as a run's policy (issue 49)
+
+
+def _keeps_heuristic_train(self: Any, context: Any, checkpoint: Any) -> Any:
+    from test_suite import FirstLegal
+
+    from agents.registry import make_agent
+
+    FirstLegal.train(self, context, checkpoint)  # steps its budget, reports its points
+    return make_agent("heuristic", context.task.game)
+
+
+class KeepsHeuristic:
+    """Steps its budget, then keeps the built-in ``heuristic`` as what it learned."""
+
+    name = "keeps_heuristic"
+    checkpoints_callables = False
+    train = _keeps_heuristic_train
+
+
+class DeclaredHeuristic(KeepsHeuristic):
+    """The same, declaring itself a baseline."""
+
+    name = "declared_heuristic"
+    baseline = True
+
+
+def test_a_run_that_keeps_a_built_in_agent_is_invalid_unless_its_algorithm_is_a_baseline(
+    tmp_path: Path, plugins: None
+) -> None:
+    results = tmp_path / "results"
+    kept = run_one(TASK, "test_protocol:KeepsHeuristic", 0, str(results), fraction=FRACTION)
+    assert kept["valid"] is False
+    assert kept["invalid_reasons"] == [
+        "its kept policy is the built-in agent 'heuristic', not one it learned (an algorithm that is a baseline "
+        "says so: baseline = True)"
+    ]
+    declared = run_one(TASK, "test_protocol:DeclaredHeuristic", 0, str(results), fraction=FRACTION)
+    assert declared["valid"] is True and declared["invalid_reasons"] == []

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from pathlib import Path
@@ -28,6 +29,7 @@ from agents.bench import crossplay as cp
 from agents.bench import measurements
 from agents.bench import twoplayer as tp
 from agents.bench.report import report
+from agents.bench.store import fraction_folder
 from agents.bench.tasks import get_task
 from agents.registry import make_agent
 from trash_env.files import write_json
@@ -167,20 +169,17 @@ def test_each_sections_table_shows_only_its_budget_fractions_runs(measured: Path
     shutil.copytree(measured, results)
     path = results / tp.exploit_name(TASK)
     data = json.loads(path.read_text())
-    elsewhere = RUN | {
-        "algorithm": "first_legal",
-        "budget_fraction": 25.0,
-        "exploitability": 0.9,
-        "low": 0.8,
-        "high": 1.0,
-    }
-    write_json(path, data | {"runs": [elsewhere, *data["runs"]]})
+    other = RUN["run"].replace("seed_0", "seed_1")  # its row says it was measured at another fraction
+    elsewhere = {"budget_fraction": 25.0, "exploitability": 0.9, "low": 0.8, "high": 1.0}
+    rows = [row | elsewhere if row["run"] == other else row for row in data["runs"]]
+    first = sorted(rows, key=lambda row: row["run"] != other)  # the other fraction's row first: the "best"
+    write_json(path, data | {"runs": first})
     text = report(results, tmp_path / "out", with_plots=False)
     table = text[text.index("Two-player tasks") :].split("\n\n")[1]
     assert "≥ 0.10 [0.00, 0.50]" in table and "0.90" not in table
 
 
-RUN = {"run": "a/seed_0", "algorithm": "a"}
+RUN = {"run": f"first_legal/{fraction_folder(FRACTION)}/seed_0", "algorithm": "first_legal"}  # a run of the folder
 
 
 @pytest.mark.parametrize(
@@ -264,3 +263,93 @@ def test_the_folder_form_refuses_a_task_of_more_players(folder: Path, capsys: py
 
     assert main(["exploit", str(folder), "--task", "trash-jokers-3p"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+# --------------------------------------------------------------------------
+# What the files say is checked against the folder, and shown as text (issue 49)
+
+
+def crossplay_change(path: Path, data: dict[str, Any], how: str) -> dict[str, Any]:
+    entries, ratings = data["entries"], data["ratings"]
+    if how == "an entry named twice":
+        return data | {"entries": [*entries, entries[0]]}
+    if how == "a rating twice":
+        return data | {"ratings": [*ratings, ratings[0]]}
+    if how == "a matrix of another shape":
+        return data | {"matrix": data["matrix"][:-1]}
+    if how == "a run that is not in the folder":
+        ghost = {"name": "first_legal/seed_9", "kind": "run", "algorithm": "first_legal"}
+        return data | {"entries": [*entries, ghost], "agents": [*data["agents"], ghost["name"]]}
+    raise AssertionError(how)
+
+
+@pytest.mark.parametrize(
+    ("how", "message"),
+    [
+        ("an entry named twice", "names"),
+        ("a rating twice", "again"),
+        ("a matrix of another shape", "matrix is not"),
+        ("a run that is not in the folder", "'first_legal/seed_9', which is not a run of the results folder"),
+    ],
+)
+def test_a_crossplay_file_that_does_not_fit_its_folder_is_refused(
+    measured: Path, tmp_path: Path, how: str, message: str
+) -> None:
+    results = tmp_path / "results"
+    shutil.copytree(measured, results)
+    path = results / f"crossplay-{TASK.name}.json"
+    write_json(path, crossplay_change(path, json.loads(path.read_text()), how))
+    with pytest.raises(ValueError) as refused:
+        report(results, tmp_path / "out")
+    assert message in str(refused.value) and str(path) in str(refused.value) and "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"kind": "exact", "runs": [RUN | {"exploitability": -2.0}]}, "is -2.0, below 0: never exact"),
+        ({"runs": [RUN | {"run": "first_legal/seed_9", "exploitability": 0.1, "low": 0, "high": 1}]}, "not a run of"),
+        ({"runs": [RUN | {"exploitability": 0.1, "low": 0, "high": 1}] * 2}, "runs[1] names"),
+        ({"runs": [RUN | {"algorithm": "dqn", "exploitability": 0.1, "low": 0, "high": 1}]}, "not a run of its"),
+    ],
+)
+def test_an_exploit_file_that_does_not_fit_its_folder_is_refused(
+    measured: Path, tmp_path: Path, change: dict[str, Any], message: str
+) -> None:
+    results = tmp_path / "results"
+    shutil.copytree(measured, results)
+    path = results / tp.exploit_name(TASK)
+    write_json(path, json.loads(path.read_text()) | change)
+    with pytest.raises(ValueError) as refused:
+        report(results, tmp_path / "out")
+    assert message in str(refused.value) and str(path) in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_names_from_the_files_are_text_in_the_two_player_table(measured: Path) -> None:
+    """Defence in depth (the files' names must be runs of the folder): names holding Markdown, HTML or a
+    marker, put straight into a section's measurements, render as their own text in a table whose rows
+    keep their columns, with no element made of them, on GitHub's kind of Markdown and the site's."""
+    from dataclasses import replace
+
+    from test_result_files import HOSTILE_NAMES, Cells, renderers
+
+    from agents.bench.report import load_sections, two_player_table
+
+    hostile = [*HOSTILE_NAMES, "<img src=x onerror=alert(1)>"]
+    (section,) = [s for s in load_sections(measured) if two_player_table(s) is not None]
+    measured_files = copy.deepcopy(section.measured)
+    files = measured_files[(TASK.name, TASK.version)]
+    runs = [{"run": f"first_legal/{name}", "algorithm": "first_legal", "budget_fraction": FRACTION} for name in hostile]
+    files["exploit"]["runs"] = [row | {"exploitability": 0.2, "low": 0.1, "high": 0.3} for row in runs]
+    files["crossplay"]["entries"] = [row | {"name": row["run"], "kind": "run"} for row in runs]
+    ratings = [{"agent": row["run"], "mean": 10.0 * i, "low": 0.0, "high": 99.0} for i, row in enumerate(runs)]
+    files["crossplay"]["ratings"] = ratings
+    text = two_player_table(replace(section, measured=measured_files))
+    assert "<!-- /table" not in text and "<script" not in text and "<img" not in text
+    for render in renderers():
+        cells = Cells()
+        cells.feed(render(text))
+        assert cells.tags <= {"table", "thead", "tbody", "tr", "th", "td", "code", "p", "h2", "h3", "em"}, cells.tags
+        assert len({len(row) for row in cells.rows}) == 1
+        shown = " ".join(" ".join(row) for row in cells.rows)
+        assert f"first_legal/{hostile[0]}" in shown and f"first_legal/{hostile[-1]}" in shown

@@ -105,7 +105,7 @@ class OpenSpielNeighborState(RulesState):
         """``"dice"`` at a chance node (a roll waiting for its total), else ``None``."""
         return "dice" if self._rolling else None
 
-    def chance_outcomes(self) -> list[tuple[int, float]]:
+    def _chance_outcomes(self) -> list[tuple[int, float]]:
         return [(total, neighbor.WAYS[total] / 36) for total in ROLL_TOTALS]
 
     def _apply_action(self, action: int) -> None:

@@ -329,7 +329,7 @@ class OpenSpielTrashState(RulesState):
             return REVEAL
         return None if self._draw is None else self._draw.kind
 
-    def chance_outcomes(self) -> list[tuple[int, float]]:
+    def _chance_outcomes(self) -> list[tuple[int, float]]:
         if self._reveal is not None:
             counts = self._reveal.counts
             total = sum(counts)
