@@ -1,5 +1,5 @@
 """What checking a batch agent's actions costs (issue 49): the vector envs and batched evaluation with the
-check (``trash_env.kernel.checked_actions``) against the same loops with it replaced by a pass-through,
+check (``trash_env.engine_host.checked_engine_actions``) against the same loops with it replaced by a pass-through,
 in the same run, the two in turn, so the ratio holds while the machine's speed drifts.
 
 - vector env: ``TrashVecEnv`` and ``NeighborVecEnv`` (``--games`` games) against an opponent that decides
@@ -75,18 +75,18 @@ def evaluation_games(game: str, deals: int) -> float:
     return len(results) / (time.perf_counter() - start)
 
 
-def unchecked(actions: Any, masks: np.ndarray, who: str) -> np.ndarray:
+def unchecked(actions: Any, masks: np.ndarray, rows: np.ndarray, who: str) -> np.ndarray:
     return np.asarray(actions, np.int64)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3, help="measurements of each, the two in turn")
+    parser.add_argument("--rounds", type=int, default=4, help="measurements of each, the two in turn")
     parser.add_argument("--games", type=int, default=256, help="games of the vector envs")
     parser.add_argument("--seconds", type=float, default=3.0, help="per vector-env measurement")
-    parser.add_argument("--deals", type=int, default=2000, help="deals per evaluation measurement")
+    parser.add_argument("--deals", type=int, default=20_000, help="deals per evaluation measurement")
     args = parser.parse_args()
-    checked = batched_vec_env.checked_actions
+    checked = batched_vec_env.checked_engine_actions
     measures = {
         "TrashVecEnv (steps/s)": lambda: vec_env_steps("trash", args.games, args.seconds),
         "NeighborVecEnv (steps/s)": lambda: vec_env_steps("help_your_neighbor", args.games, args.seconds),
@@ -95,15 +95,20 @@ def main() -> None:
     }
     for measure in measures.values():
         measure()  # compiled and warm before timing
+    def measure_unchecked(measure: Any) -> float:
+        batched_vec_env.checked_engine_actions = batched_evaluation.checked_engine_actions = unchecked
+        try:
+            return measure()
+        finally:
+            batched_vec_env.checked_engine_actions = batched_evaluation.checked_engine_actions = checked
+
     ratios: dict[str, list[float]] = {name: [] for name in measures}
-    for _ in range(args.rounds):
+    for round_number in range(args.rounds):
         for name, measure in measures.items():
-            with_check = measure()
-            batched_vec_env.checked_actions = batched_evaluation.checked_actions = unchecked
-            try:
-                without = measure()
-            finally:
-                batched_vec_env.checked_actions = batched_evaluation.checked_actions = checked
+            if round_number % 2:  # each goes first in every other round: no order effect in the ratio
+                without, with_check = measure_unchecked(measure), measure()
+            else:
+                with_check, without = measure(), measure_unchecked(measure)
             ratios[name].append(with_check / without)
             print(f"{name}: checked {with_check:,.0f}, unchecked {without:,.0f}")
     print("\nchecked / unchecked, median of the rounds (min-max):")

@@ -12,7 +12,7 @@ from types import ModuleType
 
 import numpy as np
 import pytest
-from helpers import EXTRA_OF_MODULE
+from helpers import EXTRA_OF_MODULE, missing_extra
 
 from trash_env.trash import rules as trash
 from trash_env.trash.config import TrashConfig
@@ -102,25 +102,6 @@ def numba_threads_kept() -> Iterator[None]:
     )
 
 
-NEEDS_EXTRA = re.compile(r"\bneeds? the (\w+) extra\b")
-
-
-def missing_extra(error: BaseException | None) -> str | None:
-    """The extra whose absence raised ``error`` (a package of an extra that is not installed, or the
-    package's own "needs the X extra" error), else None."""
-    while error is not None:
-        if isinstance(error, ModuleNotFoundError) and error.name:
-            top = error.name.partition(".")[0]
-            extra = EXTRA_OF_MODULE.get(top)
-            # only a package that is not installed: a missing module inside an installed one is a bug
-            if extra and importlib.util.find_spec(top) is None:
-                return extra
-        if isinstance(error, ImportError) and (match := NEEDS_EXTRA.search(str(error))):
-            return match.group(1)
-        error = error.__cause__ or error.__context__
-    return None
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
     """A test that fails only because an optional extra is not installed is reported as skipped,
@@ -145,7 +126,8 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
     outcome = yield
     report = outcome.get_result()
     if report.failed and (match := MISSING_MODULE.search(str(report.longrepr))):
-        extra = EXTRA_OF_MODULE.get(match.group(1).partition(".")[0])
-        if extra is not None:
+        top = match.group(1).partition(".")[0]
+        extra = EXTRA_OF_MODULE.get(top)
+        if extra is not None and importlib.util.find_spec(top) is None:
             report.outcome = "skipped"
             report.longrepr = (str(collector.path), 0, f"Skipped: needs the {extra} extra")

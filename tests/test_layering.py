@@ -349,7 +349,7 @@ def test_the_code_spells_each_game_as_its_folder_does() -> None:
 def test_only_an_extra_that_is_not_installed_turns_a_failure_into_a_skip() -> None:
     """The suite reports a test that fails for want of an optional extra as skipped (tests/conftest.py);
     a module missing inside an installed package (a misspelt import) stays a failure."""
-    from conftest import missing_extra
+    from helpers import missing_extra
 
     assert missing_extra(ModuleNotFoundError(name="numpy.no_such_module")) is None  # numpy: core, installed
     from helpers import EXTRA_OF_MODULE

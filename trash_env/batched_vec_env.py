@@ -16,8 +16,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from trash_env.engine_host import ASKED_FROM
-from trash_env.kernel import checked_actions
+from trash_env.engine_host import ASKED_FROM, checked_engine_actions
 
 
 class BatchedVecEnv(VecEnv):
@@ -58,6 +57,7 @@ class BatchedVecEnv(VecEnv):
         observation_space = spaces.Box(0.0, 1.0, (batch.observer.size,), np.float32)
         super().__init__(num_envs, observation_space, spaces.Discrete(actions))
         self._actions = np.zeros(num_envs, np.int64)
+        self._all_games = np.arange(num_envs)
         self._asked: dict[int, Any] = {}  # engine code (asked_from + k) -> the agent asked for those seats
         self._next_code = ASKED_FROM
         self._learner_moved = np.zeros(num_envs, np.bool_)
@@ -117,7 +117,7 @@ class BatchedVecEnv(VecEnv):
         if len(actions) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions, got {len(actions)}")
         try:
-            self._actions[:] = checked_actions(actions, self.batch.masks, "the learner")
+            self._actions[:] = checked_engine_actions(actions, self.batch.masks, self._all_games, "the learner")
         except ValueError as error:
             raise type(error)(f"{error}; the batched env needs masked actions (MaskablePPO)") from None
 
@@ -169,7 +169,7 @@ class BatchedVecEnv(VecEnv):
                 rows = waiting[codes[waiting] == code]
                 agent = self._asked[int(code)]
                 chosen = agent.act_batch(batch.obs[rows], batch.masks[rows], [None] * len(rows))
-                actions[rows] = checked_actions(chosen, batch.masks[rows], f"opponent {agent.name}")
+                actions[rows] = checked_engine_actions(chosen, batch.masks, rows, f"opponent {agent.name}")
             batch.step(actions)
             if ended is not None:
                 self._ended(ended)

@@ -37,6 +37,7 @@ import numpy as np
 
 from trash_env.counter_rng import philox_random
 from trash_env.jit import HAVE_NUMBA, kernel_call, njit
+from trash_env.kernel import checked_actions
 
 # The in-engine players' codes, per game and seat (``BatchHost.policies``): a game's baselines are 0, 1, ...
 # (its POLICY_CODES, RANDOM first), EXTERNAL seats are asked by the caller.
@@ -164,6 +165,30 @@ def game_ended(g: np.ndarray, b: int, trunc_cell: int, learner_cell: int, out: t
     if ended >= 0:
         learner_rewards[b] = rewards[b, ended]
     return ended
+
+
+@njit(cache=True)
+def first_illegal(actions: np.ndarray, masks: np.ndarray, rows: np.ndarray) -> int:
+    """The first ``i`` whose action is out of range or not legal in the mask of row ``rows[i]`` (-1: none)."""
+    num_actions = masks.shape[1]
+    for i in range(actions.shape[0]):
+        action = actions[i]
+        if action < 0 or action >= num_actions or masks[rows[i], action] == 0:
+            return i
+    return -1
+
+
+def checked_engine_actions(actions: Any, masks: np.ndarray, rows: np.ndarray, who: str) -> np.ndarray:
+    """:func:`trash_env.kernel.checked_actions` at the engines' speed: what an agent that decides in
+    batches returned for the rows ``rows`` of the engine's ``masks`` (read there, not from the copy the
+    agent was given), as int64 if every action is an integer, in range and legal (one compiled pass);
+    else the kernel's ``IllegalActionError`` naming ``who``."""
+    array = np.asarray(actions)
+    if array.dtype.kind in "iu" and array.shape == (len(rows),):
+        array = array.astype(np.int64, copy=False)
+        if first_illegal(array, masks, rows) < 0:
+            return array
+    return checked_actions(array, masks[rows], who)  # raises, saying what is wrong
 
 
 # --------------------------------------------------------------------------

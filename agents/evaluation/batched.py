@@ -25,9 +25,9 @@ import numpy as np
 from agents.base import Agent
 from agents.evaluation.seatings import GameResult, agent_generator, deal_plan, deal_seed, draw_keys, stream_of
 from agents.registry import engine_policy
+from trash_env.engine_host import checked_engine_actions
 from trash_env.games import game_of
 from trash_env.jit import HAVE_NUMBA
-from trash_env.kernel import checked_actions
 
 BATCH_CHUNK = 4096  # games per batched-engine call
 
@@ -104,7 +104,7 @@ def play_deals_batched(
                     continue
                 rngs = LazyGenerators(rows.tolist(), batch.seats[rows].tolist(), generator)
                 chosen = agents[spec].act_batch(batch.obs[rows], batch.masks[rows], rngs)
-                actions[rows] = checked_actions(chosen, batch.masks[rows], spec)
+                actions[rows] = checked_engine_actions(chosen, batch.masks, rows, spec)
             batch.step(actions)
         rewards = batch.rewards
         for b, (deal, seating) in enumerate(chunk):

@@ -159,5 +159,5 @@ def test_an_oversized_or_unknown_artifact_is_refused_before_it_is_read(tmp_path:
     other.write_bytes(b"anything")
     with pytest.raises(ValueError, match=r"not a policy artifact: its name ends in none of \.zip, \.npz, \.json"):
         load_artifact(other, get_task("trash-standard-2p"))
-    with pytest.raises(ValueError, match=r"missing\.npz is not a readable trash-rl linear policy"):
+    with pytest.raises(ValueError, match=r"missing\.npz is not a readable trash-rl policy file"):
         load_artifact(tmp_path / "missing.npz", get_task("trash-standard-2p"))

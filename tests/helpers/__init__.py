@@ -2,6 +2,7 @@
 (:mod:`helpers.aec_play`) and tiny training runs (:mod:`helpers.tiny_training`)."""
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -14,6 +15,25 @@ ROOT = Path(__file__).resolve().parents[2]  # the repository
 # The optional packages of the extras (pyproject.toml), by the name they are imported under: the
 # package's own map, and the test tools of the dev extra.
 EXTRA_OF_MODULE = {**extras.EXTRA_OF_MODULE, "playwright": "dev", "httpx": "dev"}
+
+
+NEEDS_EXTRA = re.compile(r"\bneeds? the (\w+) extra\b")
+
+
+def missing_extra(error: BaseException | None) -> str | None:
+    """The extra whose absence raised ``error`` (a package of an extra that is not installed, or the
+    package's own "needs the X extra" error), else None."""
+    while error is not None:
+        if isinstance(error, ModuleNotFoundError) and error.name:
+            top = error.name.partition(".")[0]
+            extra = EXTRA_OF_MODULE.get(top)
+            # only a package that is not installed: a missing module inside an installed one is a bug
+            if extra and importlib.util.find_spec(top) is None:
+                return extra
+        if isinstance(error, ImportError) and (match := NEEDS_EXTRA.search(str(error))):
+            return match.group(1)
+        error = error.__cause__ or error.__context__
+    return None
 
 
 def load_script(name: str) -> ModuleType:
