@@ -45,9 +45,12 @@ def sb3_speed(game: str, timesteps: int, batched: bool) -> float:
     if batched:
         venv = batched_vec_env(game, SUITE["n_envs"], "standard", ["random"], 0, {})
     else:
+        from agents.registry import make_agent
+
         env_game = get_game(game)
+        opponents = [make_agent("random", game)]
         venv = make_vec_env(
-            lambda: env_game.single_agent_env(preset="standard", opponents=["random"]), n_envs=SUITE["n_envs"], seed=0
+            lambda: env_game.single_agent_env(preset="standard", opponents=opponents), n_envs=SUITE["n_envs"], seed=0
         )
     model = MaskablePPO(
         "MlpPolicy",

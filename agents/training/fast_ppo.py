@@ -255,7 +255,7 @@ def train_fast(
             next_obs, step_rewards, step_dones, truncs, final_obs = venv.step_arrays(actions.numpy())
             rewards[t] = step_rewards
             dones[t] = step_dones
-            current = torch.as_tensor(next_obs.copy())
+            current = torch.from_numpy(next_obs)  # the engine's array: copied into the buffer before the next step
             current_masks = torch.as_tensor(venv.action_masks(), dtype=torch.bool)
             timing.env += time.perf_counter() - mark
             cut = np.flatnonzero(step_dones & truncs)
@@ -314,24 +314,26 @@ def _update(
     actions, old_logp = actions.reshape(total), old_logp.reshape(total)
     advantages, returns = advantages.reshape(total).float(), returns.reshape(total).float()
     size = min(settings.minibatch, total)
+    illegal = ~masks
     for _ in range(settings.epochs):
-        order = torch.randperm(total, generator=generator)
+        order = torch.randperm(total, generator=generator)  # one gather per epoch, then contiguous slices
+        shuffled = (obs[order], illegal[order], actions[order], old_logp[order], advantages[order], returns[order])
         for start in range(0, total - size + 1, size):
-            rows = order[start : start + size]
-            logits, value = net(obs[rows])
-            logits = logits.masked_fill(~masks[rows], MASKED)
-            log_probs = torch.log_softmax(logits, dim=1)
-            logp = log_probs.gather(1, actions[rows, None]).squeeze(1)
-            advantage = advantages[rows]
+            part = slice(start, start + size)
+            obs_b, illegal_b, actions_b, old_b, advantage, returns_b = (array[part] for array in shuffled)
+            logits, value = net(obs_b)
+            log_probs = torch.log_softmax(logits.masked_fill(illegal_b, MASKED), dim=1)
+            logp = log_probs.gather(1, actions_b[:, None]).squeeze(1)
             advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
-            ratio = torch.exp(logp - old_logp[rows])
+            ratio = torch.exp(logp - old_b)
             policy_loss = -torch.min(
                 ratio * advantage, ratio.clamp(1 - settings.clip, 1 + settings.clip) * advantage
             ).mean()
-            value_loss = ((value - returns[rows]) ** 2).mean()
-            probs = log_probs.exp()
-            entropy = -(probs * log_probs.masked_fill(~masks[rows], 0.0)).sum(dim=1).mean()
-            loss = policy_loss + settings.vf_coef * value_loss - settings.ent_coef * entropy
+            value_loss = ((value - returns_b) ** 2).mean()
+            loss = policy_loss + settings.vf_coef * value_loss
+            if settings.ent_coef:
+                entropy = -(log_probs.exp() * log_probs.masked_fill(illegal_b, 0.0)).sum(dim=1).mean()
+                loss = loss - settings.ent_coef * entropy
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), settings.max_grad_norm)
