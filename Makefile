@@ -83,6 +83,7 @@ bench: $(VENV)/.installed-all
 	$(PY) benchmarks/bench_exact.py --json docs/speed/exact.json
 	$(PY) benchmarks/compile_cost.py --json docs/speed/compile.json
 	$(PY) benchmarks/action_check.py
+	$(PY) benchmarks/fast_ppo.py --json docs/speed/fast_ppo.json
 	$(PY) scripts/readme_tables.py
 
 clean:

@@ -483,6 +483,41 @@ def neighbor_batched() -> str:
     return table(["Help Your Neighbor", "batched vs scalar", "ratio"], rows).rstrip("\n") + "\n" + note
 
 
+def fast_ppo_speed() -> str:
+    """``fast_ppo`` against SB3's MaskablePPO and the plain-torch limit (``benchmarks/fast_ppo.py``)."""
+    data = _load("speed/fast_ppo.json")
+    trash, neighbor = data["figures"]["trash"], data["figures"]["help_your_neighbor"]
+    limit, sb3 = trash["plain_torch_limit"], trash["sb3_maskable_ppo"]
+
+    def rate(value: float, against: float | None = None, what: str = "") -> list[str]:
+        return [f"{value:,.0f}", f"{value / against:.2f}x {what}" if against else ""]
+
+    shares = trash["own_settings_shares"]
+    rows = [
+        ["Trash, MaskablePPO's settings", "SB3 MaskablePPO on `TrashVecEnv(8)`", *rate(sb3)],
+        ["", "the plain-torch limit of those settings", *rate(limit, sb3, "SB3")],
+        ["", "`fast_ppo` at those settings", f"{trash['fast_ppo_at_suite_settings']:,.0f}",
+         f"{trash['fast_ppo_at_suite_settings'] / limit:.0%} of the limit, "
+         f"{trash['fast_ppo_at_suite_settings'] / sb3:.2f}x SB3"],
+        ["Trash, `fast_ppo`'s own settings", "`fast_ppo`", *rate(trash["fast_ppo_own_settings"], sb3, "SB3")],
+        ["", "its time: engine and opponents, forward passes, update",
+         f"{shares['env']:.0%}, {shares['forward']:.0%}, {shares['update']:.0%}", ""],
+        ["Help Your Neighbor", "SB3 MaskablePPO on `DummyVecEnv` (suite's settings)",
+         *rate(neighbor["sb3_maskable_ppo_dummy_vec_env"])],
+        ["", "`fast_ppo`, its own settings", *rate(neighbor["fast_ppo_own_settings"],
+                                                   neighbor["sb3_maskable_ppo_dummy_vec_env"], "SB3")],
+    ]
+    settings = data["figures"]["suite_settings"]
+    note = _measured(
+        data,
+        f"one torch thread, against `random`; MaskablePPO's settings: {settings['n_envs']} games x "
+        f"{settings['n_steps']} steps, minibatches of {settings['minibatch']}, {settings['epochs']} epochs, "
+        f"{'x'.join(map(str, settings['hidden']))} networks; the limit is the forward pass at 8 games and "
+        "10 epochs of the update timed on random data",
+    )
+    return table(["task", "trainer", "timesteps/s", "ratio"], rows).rstrip("\n") + "\n" + note
+
+
 def exact_speed() -> str:
     """Exact evaluation of two-player Help Your Neighbor, the level sweep against the one-roll iteration
     (``benchmarks/bench_exact.py``)."""
@@ -1015,6 +1050,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "evaluation-speed": evaluation_speed,
     "neighbor-batched": neighbor_batched,
     "exact-speed": exact_speed,
+    "fast-ppo-speed": fast_ppo_speed,
     "batched-learning": batched_learning,
     "headline-speed": headline_speed,
     "training-threads": training_threads,

@@ -58,6 +58,10 @@ class BatchedVecEnv(VecEnv):
         super().__init__(num_envs, observation_space, spaces.Discrete(actions))
         self._actions = np.zeros(num_envs, np.int64)
         self._all_games = np.arange(num_envs)
+        self._dones = np.zeros(num_envs, np.bool_)
+        self._rewards = np.zeros(num_envs, np.float32)
+        self._truncs = np.zeros(num_envs, np.bool_)
+        self._final_obs = np.zeros((num_envs, batch.observer.size), np.float32)
         self._asked: dict[int, Any] = {}  # engine code (asked_from + k) -> the agent asked for those seats
         self._next_code = ASKED_FROM
         self._learner_moved = np.zeros(num_envs, np.bool_)
@@ -109,7 +113,7 @@ class BatchedVecEnv(VecEnv):
         self._reset_options()
         obs, _ = self.batch.reset()
         self._learner_moved[:] = False
-        self._ask_opponents(None)
+        self._ask_opponents()
         return obs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -122,43 +126,48 @@ class BatchedVecEnv(VecEnv):
             raise type(error)(f"{error}; the batched env needs masked actions (MaskablePPO)") from None
 
     def step_wait(self):
+        obs, rewards, dones, truncs, final_obs = self.step_arrays(self._actions)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for game in np.flatnonzero(dones):
+            infos[game] = {"terminal_observation": final_obs[game].copy(), "TimeLimit.truncated": bool(truncs[game])}
+        return obs.copy(), rewards, dones, infos
+
+    def step_arrays(self, actions: np.ndarray) -> tuple[np.ndarray, ...]:
+        """:meth:`step` as arrays, for a trainer that reads the engine's arrays rather than SB3's infos:
+        the learners' ``actions`` (legal: checked by :meth:`step_async`'s caller, or here), then
+        (observations, rewards, dones, truncated, final observations) of every game; a game that ended
+        has its learner's last observation in ``final_obs`` (rows of other games are stale) and the
+        new game's first in ``observations``. The observation arrays are the env's own: copy what you keep."""
         batch = self.batch
+        if actions is not self._actions:
+            self.step_async(actions)
         batch.step(self._actions)
         self._learner_moved[:] = True
-        ended = self._ended(None)
-        self._ask_opponents(ended)
-        dones, rewards, infos = ended["dones"], ended["rewards"], ended["infos"]
-        return batch.obs.copy(), rewards, dones, infos
+        self._dones[:] = False
+        self._rewards[:] = 0.0
+        self._collect_ended()
+        self._ask_opponents(collect=True)
+        return batch.obs, self._rewards, self._dones, self._truncs, self._final_obs
 
-    def _ended(self, ended: dict[str, Any] | None) -> dict[str, Any]:
+    def _collect_ended(self) -> None:
         """Collect the games the last engine step finished (their learner's reward, last observation
         and truncation), once per game: a game may end while its opponents are asked, and the engine
         deals it again at once."""
         batch = self.batch
-        if ended is None:
-            ended = {
-                "dones": np.zeros(self.num_envs, np.bool_),
-                "rewards": np.zeros(self.num_envs, np.float32),
-                "infos": [{} for _ in range(self.num_envs)],
-            }
-        for game in np.flatnonzero(batch.dones):
-            if not self._learner_moved[game]:
-                continue  # (R13, R14) a game in which the learner never moved is not an episode: the next one is
-            ended["dones"][game] = True
-            ended["rewards"][game] = batch.learner_rewards[game]
-            ended["infos"][game] = {
-                "terminal_observation": batch.final_obs[game].copy(),
-                "TimeLimit.truncated": bool(batch.truncs[game]),
-            }
+        for game in np.flatnonzero(batch.dones & self._learner_moved):
+            # (R13, R14) a game in which the learner never moved is not an episode: the next one is
+            self._dones[game] = True
+            self._rewards[game] = batch.learner_rewards[game]
+            self._truncs[game] = batch.truncs[game]
+            self._final_obs[game] = batch.final_obs[game]
             self._learner_moved[game] = False
-        return ended
 
-    def _ask_opponents(self, ended: dict[str, Any] | None) -> None:
+    def _ask_opponents(self, collect: bool = False) -> None:
         """Step the games whose acting seat is an opponent asked outside the engine (a snapshot), with
         every such opponent deciding for all its waiting games at once, until every game waits on its
-        learner again."""
+        learner again (``collect``: the games that end meanwhile are collected as the step's)."""
         batch = self.batch
-        games = np.arange(self.num_envs)
+        games = self._all_games
         while True:
             codes = batch.policies[games, batch.seats]
             waiting = np.flatnonzero((codes >= self.asked_from) & (batch.status > 0))
@@ -171,8 +180,8 @@ class BatchedVecEnv(VecEnv):
                 chosen = agent.act_batch(batch.obs[rows], batch.masks[rows], [None] * len(rows))
                 actions[rows] = checked_engine_actions(chosen, batch.masks, rows, f"opponent {agent.name}")
             batch.step(actions)
-            if ended is not None:
-                self._ended(ended)
+            if collect:
+                self._collect_ended()
 
     def action_masks(self) -> np.ndarray:
         """The learners' legal actions now, [num_envs, actions] bools."""

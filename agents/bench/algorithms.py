@@ -129,7 +129,9 @@ reference opponent only, its reward shaped by progress in hands and layouts,
 :mod:`agents.training.shaping`, for the open-budget track's four-player ``pagat`` matches); and
 ``maskable_ppo_kickstart`` (Trash: the same, kickstarted by imitating the reference's decisions for
 the first tenth of the budget, :mod:`agents.training.imitation`, then fine-tuned at a tenth of the
-learning rate, returning the evaluation point's policy that scores best on validation deals).
+learning rate, returning the evaluation point's policy that scores best on validation deals); and
+``fast_ppo`` (:mod:`agents.training.fast_ppo`: the same masked PPO written for throughput, stepping the
+batched engine's arrays through the context's counting vector env, ``step_arrays``).
 """
 
 from __future__ import annotations
@@ -215,6 +217,15 @@ def counting_vec_env(venv: Any, counter: StepCounter) -> Any:
             result = self.venv.step_wait()
             self.counter.steps += self.num_envs
             return result
+
+        def step_arrays(self, actions: np.ndarray) -> Any:
+            """The batched engine's ``step_arrays`` (no infos: ``fast_ppo``), counted as a step."""
+            result = self.venv.step_arrays(actions)
+            self.counter.steps += self.num_envs
+            return result
+
+        def set_opponents(self, opponents: Any) -> None:
+            self.venv.set_opponents(opponents)
 
         def action_masks(self) -> np.ndarray:
             own = getattr(self.venv, "action_masks", None)  # the batched engine's, through VecMonitor
@@ -530,12 +541,49 @@ class PointCallback:
         return _Points()
 
 
+@dataclass
+class FastPPO:
+    """``fast_ppo``: :mod:`agents.training.fast_ppo`'s masked PPO on the task's batched engine, through
+    the context's counting vector env (its ``step_arrays``), against the task's opponents or, on a
+    self-play task, frozen snapshots of the learner; checkpoints at the context's points."""
+
+    name: str = "fast_ppo"
+
+    def train(self, context: TaskContext, checkpoint: Checkpoint) -> Policy:
+        from agents.linear import LinearAgent
+        from agents.training.fast_ppo import FastSettings, train_fast
+
+        task = context.task
+        settings = FastSettings().fitted(context.budget)
+        opponents = None
+        if task.self_play:  # a stand-in until the trainer seats its first snapshot
+            game = get_game(task.game)
+            size = game.make_observer(context.config).size
+            blank = LinearAgent(np.zeros((size, game.num_actions)), np.zeros(game.num_actions), task.game)
+            opponents = [blank]
+        venv = context.vec_env(settings.n_envs, opponents=opponents, batched=True)
+        policy, _ = train_fast(
+            venv,
+            context.budget,
+            task.game,
+            context.config,
+            context.seed,
+            settings,
+            points=tuple(context.eval_points),
+            checkpoint=checkpoint,
+            self_play=task.self_play,
+            counted=lambda: context.counted_steps,
+        )
+        return policy
+
+
 BUILTIN: dict[str, Callable[[], Any]] = {
     **{name: (lambda name=name: SB3Algorithm(name, SETTINGS[name])) for name in SETTINGS},
     "maskable_ppo_selfplay": lambda: SB3Algorithm(
         "maskable_ppo_selfplay", SETTINGS["maskable_ppo"], add_self_play=True
     ),
     "tabular_td": lambda: _tabular_td(),
+    "fast_ppo": FastPPO,
     "maskable_ppo_shaped": lambda: SB3Algorithm(
         "maskable_ppo_shaped", SETTINGS["maskable_ppo"], against_reference=True, shaping=dict(SHAPING)
     ),

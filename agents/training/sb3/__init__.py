@@ -357,6 +357,10 @@ def run(
     args = setup.args
     set_threads(args.threads)
     run_dir = setup.folder.start(args)
+    if args.trainer == "fast":
+        from agents.training.fast_ppo import run_fast
+
+        return run_fast(setup, stop, run_dir)
     try:
         set_random_seed(args.seed)
         training = restore(setup, run_dir, wrap_env) if args.resume is not None else build(setup, run_dir, wrap_env)

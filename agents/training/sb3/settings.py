@@ -10,10 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from agents import arguments, registry
-from agents.arguments import (
-    at_least,
-    rules_config,
-)
+from agents.arguments import at_least, at_most, rules_config
 from agents.training.runs import (
     Overrides,
     Rules,
@@ -56,6 +53,10 @@ class Args:
     """a rules field on top of the preset (VALUE read as JSON where it parses: 8, true, null)"""
     rules: Rules = field(default_factory=dict)
     """rules fields given from Python (the benchmark suite's tasks), under any --override; not a flag"""
+    trainer: Literal["sb3", "fast"] = "sb3"
+    """sb3: Stable-Baselines3 (the reference); fast: agents.training.fast_ppo's masked PPO on the batched engine,
+    many times faster, with its own settings (agents.training.fast_ppo.FastSettings: 1,024 games, 16 steps, 2 epochs,
+    minibatches of 4,096, 64x64 networks; the flags of the model and its envs below are SB3's), saved as policy.npz"""
     algo: Literal["maskable_ppo", "ppo", "a2c", "dqn", "qrdqn"] = "maskable_ppo"
     """MaskablePPO uses the action masks; PPO, A2C, DQN and QR-DQN do not (an illegal action ends the episode)"""
     total_timesteps: int = 150_000
@@ -154,19 +155,13 @@ MAX_DEALS = 1_000_000  # an evaluation keeps every deal's result in memory
 THREADS_PER_CORE = 4  # more threads than cores only slow the small networks down (docs/speed.md)
 
 
-def at_most(flag: str, value: float, high: float, why: str = "") -> None:
-    """A ``ValueError`` naming ``flag`` unless ``value <= high`` (``why``: the reason for the bound)."""
-    if not value <= high:
-        raise ValueError(f"{flag} must be at most {high}{why}, got {value}")
-
-
 def check_settings(args: Args) -> None:
     """A ValueError naming the flag of a setting out of its range: every number of :class:`Args` is
     checked (the floats finite), and the memory the run needs against the memory there is."""
     if args.threads is not None:
         at_least("--threads", args.threads, 1)
         cores = os.cpu_count() or 1
-        at_most("--threads", args.threads, THREADS_PER_CORE * cores, f" ({THREADS_PER_CORE} per core, {cores} here)")
+        at_most("--threads", args.threads, THREADS_PER_CORE * cores, f"{THREADS_PER_CORE} per core, {cores} here")
     counts = [
         ("--total-timesteps", args.total_timesteps, 1),
         ("--n-envs", args.n_envs, 1),
@@ -182,7 +177,7 @@ def check_settings(args: Args) -> None:
         ("--checkpoint-every", args.checkpoint_every, 0),
     ]
     at_least("--seed", args.seed, 0)
-    at_most("--seed", args.seed, MAX_SEED, " (numpy's seeds are 32-bit)")
+    at_most("--seed", args.seed, MAX_SEED, "numpy's seeds are 32-bit")
     for flag, value, low in counts:
         at_least(flag, value, low)
         at_most(flag, value, MAX_COUNT)
@@ -195,6 +190,12 @@ def check_settings(args: Args) -> None:
         raise ValueError(f"--gamma must be in (0, 1], got {args.gamma}")
     if not 0 <= args.ent_coef <= 1:  # the entropy bonus beside a reward of about one a hand
         raise ValueError(f"--ent-coef must be at least 0 and at most 1, got {args.ent_coef}")
+    if args.trainer == "fast":
+        if args.algo != "maskable_ppo":
+            raise ValueError(f"--trainer fast is a masked PPO: --algo {args.algo} is SB3's (--trainer sb3)")
+        for flag, given in (("--resume", args.resume is not None), ("--subproc", args.subproc)):
+            if given:
+                raise ValueError(f"{flag} is for --trainer sb3 (--trainer fast trains from scratch, batched)")
     if args.self_play:
         for flag, value in (("--snapshot-every", args.snapshot_every), ("--pool-size", args.pool_size)):
             at_least(flag, value, 1, " with --self-play")
@@ -278,4 +279,5 @@ def check_memory(args: Args, config: Any) -> None:
 def default_run_name(args: Args) -> str:
     game = get_game(args.game)
     prefix = args.preset if len(game.presets) > 1 else game.name  # a game of one preset: by its name
-    return f"{prefix}_{args.num_players}p_{args.algo}_seed{args.seed}"
+    algorithm = "fast_ppo" if args.trainer == "fast" else args.algo
+    return f"{prefix}_{args.num_players}p_{algorithm}_seed{args.seed}"

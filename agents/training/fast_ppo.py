@@ -1,0 +1,410 @@
+"""A masked PPO that steps a batched engine's arrays directly: ``fast_ppo`` (issue 50).
+
+Stable-Baselines3's MaskablePPO stays the package's reference trainer. This one is the same
+algorithm (Schulman et al. 2017, with the action mask of Huang & Ontañón 2020) written for throughput,
+CleanRL's single-file PPO as its model:
+
+- **rollouts** from a vector env over a batched engine (:class:`trash_env.batched_vec_env.BatchedVecEnv`,
+  or the benchmark context's counting wrapper over one) through its ``step_arrays``: the engine's
+  arrays, no per-game Python objects, no ``info`` dicts; the observations go into a preallocated
+  torch buffer;
+- **the policy** samples from the masked categorical (illegal logits set to a large negative number),
+  with separate policy and value networks (tanh, as SB3's default);
+- **the update**: generalised advantage estimation (a game cut short by the turn limit bootstraps from
+  the value of its last observation, as SB3 does), the clipped objective, the value loss, an entropy
+  bonus, Adam and gradient clipping, over shuffled minibatches for a few epochs;
+- **opponents**: the engine's baselines by name, and on self-play tasks frozen snapshots of the learner
+  (a :class:`~agents.linear.LinearAgent` each, asked in batches between the learner's steps);
+- **the result**: the policy network as a :class:`~agents.linear.LinearAgent` (a NumPy MLP that plays
+  the legal action of highest logit, saved weights-only as ``.npz``: what ``trash-evaluate`` and the
+  benchmark's artifacts read).
+
+The defaults (:class:`FastSettings`) are chosen for learning per second of wall time: many games in
+lockstep (the engine's cost per game falls with the batch), short rollouts per game, large
+minibatches and few epochs (the update's cost per sample falls with the minibatch), and small
+networks; ``benchmarks/fast_ppo.py`` measures them against SB3 and against the plain-torch limit.
+
+Needs torch (the ``train`` extra) and Numba (the ``batched`` extra).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from agents.linear import LinearAgent
+
+
+@dataclass(frozen=True)
+class FastSettings:
+    """The trainer's settings; the defaults are for learning per second of wall time (module docstring)."""
+
+    n_envs: int = 1024  # games in lockstep
+    n_steps: int = 16  # the learner's steps per game per rollout
+    epochs: int = 2  # passes over a rollout
+    minibatch: int = 4096  # samples per gradient step
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    ent_coef: float = 0.0
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: tuple[int, ...] = (64, 64)  # the widths of both networks' hidden layers
+    snapshot_every: int = 20_000  # self-play: timesteps between frozen snapshots of the learner
+    pool_size: int = 4  # self-play: the snapshots kept as opponents
+
+    def check(self) -> FastSettings:
+        """These settings, or a ValueError naming the first out of its range."""
+        for name in ("n_envs", "n_steps", "epochs", "minibatch", "snapshot_every", "pool_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        for name, low, high in (("gamma", 0.0, 1.0), ("gae_lambda", 0.0, 1.0), ("clip", 0.0, 1.0)):
+            if not low <= getattr(self, name) <= high:
+                raise ValueError(f"{name} must be in [{low}, {high}], got {getattr(self, name)!r}")
+        for name in ("learning_rate", "max_grad_norm"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be above 0, got {getattr(self, name)!r}")
+        for name in ("ent_coef", "vf_coef"):
+            if not getattr(self, name) >= 0:
+                raise ValueError(f"{name} must be 0 or more, got {getattr(self, name)!r}")
+        if not self.hidden or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in self.hidden):
+            raise ValueError(f"hidden must be one or more positive widths, got {self.hidden!r}")
+        return self
+
+    def fitted(self, budget: int) -> FastSettings:
+        """These settings for a budget of ``budget`` timesteps: at least four rollouts fit in it (the
+        games per rollout first, then the steps per game), the minibatch at most a rollout. The count
+        passes the budget by less than one step of every game (the last rollout is cut short)."""
+        n_envs = max(1, min(self.n_envs, budget // (4 * self.n_steps) or 1))
+        n_steps = max(1, min(self.n_steps, budget // (4 * n_envs) or 1))
+        snapshot_every = max(1, min(self.snapshot_every, budget // 4))
+        return dataclasses.replace(
+            self,
+            n_envs=n_envs,
+            n_steps=n_steps,
+            minibatch=min(self.minibatch, n_envs * n_steps),
+            snapshot_every=snapshot_every,
+        )
+
+
+def gae(
+    rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, last_values: np.ndarray, gamma: float, lam: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Generalised advantage estimation over a rollout of ``T`` steps of ``N`` games: ``rewards``,
+    ``values`` and ``dones`` are [T, N] (``dones[t]``: the game ended with step ``t``, the next
+    observation is a new game's), ``last_values`` [N] the value of the observation after the rollout.
+    Returns (advantages, returns), each [T, N]."""
+    steps = len(rewards)
+    advantages = np.zeros_like(values)
+    running = np.zeros_like(last_values)
+    for t in reversed(range(steps)):
+        following = last_values if t == steps - 1 else values[t + 1]
+        alive = 1.0 - dones[t]
+        delta = rewards[t] + gamma * following * alive - values[t]
+        running = delta + gamma * lam * alive * running
+        advantages[t] = running
+    return advantages, advantages + values
+
+
+def _networks(observation_size: int, num_actions: int, hidden: tuple[int, ...]) -> Any:
+    import torch
+    from torch import nn
+
+    def mlp(out: int, last_gain: float) -> nn.Sequential:
+        layers: list[nn.Module] = []
+        width = observation_size
+        for size in hidden:
+            linear = nn.Linear(width, size)
+            nn.init.orthogonal_(linear.weight, np.sqrt(2))
+            nn.init.zeros_(linear.bias)
+            layers += [linear, nn.Tanh()]
+            width = size
+        head = nn.Linear(width, out)
+        nn.init.orthogonal_(head.weight, last_gain)
+        nn.init.zeros_(head.bias)
+        return nn.Sequential(*layers, head)
+
+    class PolicyValue(nn.Module):
+        """Separate policy and value networks (SB3's default, and its initialisation)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.policy = mlp(num_actions, 0.01)
+            self.value = mlp(1, 1.0)
+
+        def forward(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            return self.policy(observations), self.value(observations).squeeze(-1)
+
+    return PolicyValue()
+
+
+MASKED = -1e8  # the logit of an illegal action: no probability, and no NaN in the softmax
+
+
+def as_linear_agent(net: Any, game: str, config: Any, name: str = "fast_ppo") -> LinearAgent:
+    """The policy network as a :class:`~agents.linear.LinearAgent` (the same logits, in NumPy)."""
+    layers = [module for module in net.policy if hasattr(module, "weight")]
+    weights = [layer.weight.detach().cpu().numpy().T.copy() for layer in layers]
+    biases = [layer.bias.detach().cpu().numpy().copy() for layer in layers]
+    return LinearAgent(weights, biases, game, activation="tanh", config=config, name=name)
+
+
+@dataclass
+class Timing:
+    """Where a run's time went, in seconds: stepping the env (engine and opponents), the rollout's
+    forward passes, and the updates."""
+
+    env: float = 0.0
+    forward: float = 0.0
+    update: float = 0.0
+    timesteps: int = 0  # the learner's, as this trainer took them
+
+    @property
+    def total(self) -> float:
+        return self.env + self.forward + self.update
+
+
+def train_fast(
+    venv: Any,
+    budget: int,
+    game: str,
+    config: Any,
+    seed: int,
+    settings: FastSettings = FastSettings(),
+    points: tuple[int, ...] = (),
+    checkpoint: Callable[[int, LinearAgent], None] | None = None,
+    self_play: bool = False,
+    counted: Callable[[], int] | None = None,
+    beside: tuple[Any, ...] = (),
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[LinearAgent, Timing]:
+    """Train on ``venv`` (a vector env over a batched engine with ``step_arrays`` and
+    ``action_masks``, ``settings.n_envs`` games) for ``budget`` learner timesteps; returns the policy
+    and where the time went. ``points``: the timesteps at which ``checkpoint(timesteps, policy)`` is
+    called, as soon as that many have been taken (``counted``: the count, default this trainer's own).
+    ``self_play``: the opponents are frozen snapshots of the learner, every ``snapshot_every``
+    timesteps, the last ``pool_size`` kept (the first: the untrained policy), ``beside`` the opponents
+    kept with them (baseline names). ``should_stop``: asked after each rollout (Ctrl-C: stop there)."""
+    import torch
+
+    settings = settings.check()
+    generator = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)
+    n, steps = venv.num_envs, settings.n_steps
+    observations = venv.reset()
+    masks = venv.action_masks()
+    size, num_actions = observations.shape[1], masks.shape[1]
+    net = _networks(size, num_actions, settings.hidden)
+    optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate, eps=1e-5)
+    buffer_obs = torch.zeros((steps, n, size))
+    buffer_masks = torch.zeros((steps, n, num_actions), dtype=torch.bool)
+    buffer_actions = torch.zeros((steps, n), dtype=torch.int64)
+    buffer_logp = torch.zeros((steps, n))
+    values = np.zeros((steps, n), np.float32)
+    rewards = np.zeros((steps, n), np.float32)
+    dones = np.zeros((steps, n), np.float32)
+    timing = Timing()
+    taken = 0
+    count = counted or (lambda: taken)
+    pending = sorted(points)
+    pool: list[LinearAgent] = []
+    last_snapshot = 0
+
+    def report() -> None:
+        while pending and count() >= pending[0]:
+            pending.pop(0)
+            if checkpoint is not None:
+                checkpoint(min(count(), max(points)), as_linear_agent(net, game, config))
+
+    def snapshot() -> None:
+        pool.append(as_linear_agent(net, game, config, name=f"snapshot_{taken}"))
+        del pool[: -settings.pool_size]
+        venv.set_opponents([*beside, *pool])
+
+    if self_play:
+        snapshot()
+        observations = venv.reset()
+        masks = venv.action_masks()
+    report()
+    current = torch.as_tensor(observations)
+    current_masks = torch.as_tensor(masks, dtype=torch.bool)
+    while taken < budget:
+        length = min(steps, -(-(budget - taken) // n))  # the last rollout stops at the budget's step
+        for t in range(length):
+            mark = time.perf_counter()
+            with torch.no_grad():
+                logits, value = net(current)
+                logits = logits.masked_fill(~current_masks, MASKED)
+                noise = -torch.log(-torch.log(torch.rand(logits.shape, generator=generator).clamp_min(1e-20)))
+                actions = (logits + noise).argmax(dim=1)  # a draw from the masked categorical (Gumbel-max)
+                logp = torch.log_softmax(logits, dim=1).gather(1, actions[:, None]).squeeze(1)
+            buffer_obs[t] = current
+            buffer_masks[t] = current_masks
+            buffer_actions[t], buffer_logp[t] = actions, logp
+            values[t] = value.numpy()
+            timing.forward += time.perf_counter() - mark
+            mark = time.perf_counter()
+            next_obs, step_rewards, step_dones, truncs, final_obs = venv.step_arrays(actions.numpy())
+            rewards[t] = step_rewards
+            dones[t] = step_dones
+            current = torch.from_numpy(next_obs)  # the engine's array: copied into the buffer before the next step
+            current_masks = torch.as_tensor(venv.action_masks(), dtype=torch.bool)
+            timing.env += time.perf_counter() - mark
+            cut = np.flatnonzero(step_dones & truncs)
+            if len(cut):  # a game cut short by the turn limit: bootstrap from its last observation
+                mark = time.perf_counter()
+                with torch.no_grad():
+                    rewards[t, cut] += settings.gamma * net(torch.as_tensor(final_obs[cut]))[1].numpy()
+                timing.forward += time.perf_counter() - mark
+            taken += n
+        mark = time.perf_counter()
+        with torch.no_grad():
+            last_values = net(current)[1].numpy()
+        advantages, returns = gae(
+            rewards[:length], values[:length], dones[:length], last_values, settings.gamma, settings.gae_lambda
+        )
+        _update(
+            net,
+            optimizer,
+            settings,
+            generator,
+            buffer_obs[:length],
+            buffer_masks[:length],
+            buffer_actions[:length],
+            buffer_logp[:length],
+            torch.as_tensor(advantages),
+            torch.as_tensor(returns),
+        )
+        timing.update += time.perf_counter() - mark
+        timing.timesteps = taken
+        report()
+        if should_stop is not None and should_stop():
+            break
+        if self_play and taken - last_snapshot >= settings.snapshot_every and taken < budget:
+            last_snapshot = taken
+            snapshot()
+    return as_linear_agent(net, game, config), timing
+
+
+def _update(
+    net: Any,
+    optimizer: Any,
+    settings: FastSettings,
+    generator: Any,
+    obs: Any,
+    masks: Any,
+    actions: Any,
+    old_logp: Any,
+    advantages: Any,
+    returns: Any,
+) -> None:
+    """``settings.epochs`` passes of clipped PPO over the rollout, in shuffled minibatches."""
+    import torch
+
+    total = obs.shape[0] * obs.shape[1]
+    obs, masks = obs.reshape(total, -1), masks.reshape(total, -1)
+    actions, old_logp = actions.reshape(total), old_logp.reshape(total)
+    advantages, returns = advantages.reshape(total).float(), returns.reshape(total).float()
+    size = min(settings.minibatch, total)
+    illegal = ~masks
+    for _ in range(settings.epochs):
+        order = torch.randperm(total, generator=generator)  # one gather per epoch, then contiguous slices
+        shuffled = (obs[order], illegal[order], actions[order], old_logp[order], advantages[order], returns[order])
+        for start in range(0, total - size + 1, size):
+            part = slice(start, start + size)
+            obs_b, illegal_b, actions_b, old_b, advantage, returns_b = (array[part] for array in shuffled)
+            logits, value = net(obs_b)
+            log_probs = torch.log_softmax(logits.masked_fill(illegal_b, MASKED), dim=1)
+            logp = log_probs.gather(1, actions_b[:, None]).squeeze(1)
+            advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+            ratio = torch.exp(logp - old_b)
+            policy_loss = -torch.min(
+                ratio * advantage, ratio.clamp(1 - settings.clip, 1 + settings.clip) * advantage
+            ).mean()
+            value_loss = ((value - returns_b) ** 2).mean()
+            loss = policy_loss + settings.vf_coef * value_loss
+            if settings.ent_coef:
+                entropy = -(log_probs.exp() * log_probs.masked_fill(illegal_b, 0.0)).sum(dim=1).mean()
+                loss = loss - settings.ent_coef * entropy
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), settings.max_grad_norm)
+            optimizer.step()
+
+
+def run_fast(setup: Any, stop: Any, run_dir: Any) -> Any:
+    """``trash-train --trainer fast``: train with :class:`FastSettings` (its defaults, the run's budget,
+    seed, rules, opponents and self-play pool), save the policy as ``policy.npz`` in the run folder, and
+    evaluate it against the baselines as every training run does. Ctrl-C or SIGTERM stops it after the
+    rollout under way; the policy so far is saved and evaluated only if asked."""
+    from agents.training.runs import TrainResult, evaluate_at_end
+    from agents.training.sb3 import batched_vec_env
+    from trash_env.files import write_json
+
+    args, config = setup.args, setup.config
+    settings = dataclasses.replace(FastSettings(), snapshot_every=args.snapshot_every, pool_size=args.pool_size).fitted(
+        args.total_timesteps
+    )
+    rules = {key: value for key, value in config.to_dict().items()}
+    venv = batched_vec_env(args.game, settings.n_envs, args.preset, list(args.opponents), args.seed, rules)
+    logger = logging.getLogger("agents.training.sb3")
+    logger.info(
+        f"fast_ppo: {settings.n_envs} games x {settings.n_steps} steps a rollout, {settings.epochs} epochs, "
+        f"minibatches of {settings.minibatch}, networks {list(settings.hidden)}"
+    )
+    start = time.perf_counter()
+    agent, timing = train_fast(
+        venv,
+        args.total_timesteps,
+        args.game,
+        config,
+        args.seed,
+        settings,
+        self_play=args.self_play,
+        beside=() if args.self_play_only else tuple(args.opponents),
+        should_stop=lambda: stop.requested,
+    )
+    seconds = time.perf_counter() - start
+    policy = agent.save(run_dir / "policy.npz")
+    write_json(
+        run_dir / "fast_ppo.json",
+        {
+            "settings": dataclasses.asdict(settings),
+            "seconds": round(seconds, 2),
+            "timesteps": timing.timesteps,
+            "env_seconds": round(timing.env, 2),
+            "forward_seconds": round(timing.forward, 2),
+            "update_seconds": round(timing.update, 2),
+        },
+    )
+    logger.info(
+        f"trained {timing.timesteps:,} timesteps in {seconds:.1f} s ({timing.timesteps / max(seconds, 1e-9):,.0f}/s:"
+        f" env {timing.env:.1f} s, forward {timing.forward:.1f} s, update {timing.update:.1f} s);"
+        f" policy saved to {policy}"
+    )
+    summary = evaluate_at_end(
+        config,
+        policy,
+        args,
+        stop,
+        run_dir,
+        skipped="final evaluation skipped (--final-eval-on-interrupt runs it)",
+        exiting=f"The policy is saved to {policy}.",
+    )
+    return TrainResult(
+        run_dir=run_dir,
+        policy=policy,
+        agent=agent,
+        timesteps=timing.timesteps,
+        summary=summary,
+        interrupted=stop.requested,
+        exit_status=stop.exit_code,
+    )
