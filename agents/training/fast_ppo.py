@@ -346,7 +346,7 @@ def run_fast(setup: Any, stop: Any, run_dir: Any) -> Any:
     evaluate it against the baselines as every training run does. Ctrl-C or SIGTERM stops it after the
     rollout under way; the policy so far is saved and evaluated only if asked."""
     from agents.training.runs import TrainResult, evaluate_at_end
-    from agents.training.sb3 import batched_vec_env
+    from agents.training.sb3.envs import batched_vec_env
     from trash_env.files import write_json
 
     args, config = setup.args, setup.config
