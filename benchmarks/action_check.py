@@ -17,7 +17,6 @@ Needs the batched and train extras (SB3's VecEnv).
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -26,6 +25,8 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for agents
+
+from figures import print_ratios
 
 from agents.base import Agent
 from agents.evaluation import batched as batched_evaluation
@@ -111,9 +112,7 @@ def main() -> None:
                 with_check, without = measure(), measure_unchecked(measure)
             ratios[name].append(with_check / without)
             print(f"{name}: checked {with_check:,.0f}, unchecked {without:,.0f}")
-    print("\nchecked / unchecked, median of the rounds (min-max):")
-    for name, values in ratios.items():
-        print(f"  {name}: {statistics.median(values):.3f} ({min(values):.3f}-{max(values):.3f})")
+    print_ratios("checked / unchecked", ratios)
 
 
 if __name__ == "__main__":

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+from figures import print_ratios  # (this script's folder, on the path of a script run from it)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,9 +96,7 @@ def main(argv: list[str] | None = None) -> None:
         for name in here:
             ratios.setdefault(name, []).append(here[name] / there[name])
             print(f"{name}: this tree {here[name]:,.0f}, the other {there[name]:,.0f}")
-    print("\nthis tree / the other, median of the rounds (min-max):")
-    for name, values in ratios.items():
-        print(f"  {name}: {statistics.median(values):.3f} ({min(values):.3f}-{max(values):.3f})")
+    print_ratios("this tree / the other", ratios)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,15 @@ def write_figures(path: Path | None, figures: dict[str, Any]) -> None:
     print(f"wrote {path}")
 
 
+def print_ratios(title: str, ratios: dict[str, list[float]]) -> None:
+    """Each measurement's ratios over the rounds: the median and the range, under ``title``."""
+    import statistics
+
+    print(f"\n{title}, median of the rounds (min-max):")
+    for name, values in ratios.items():
+        print(f"  {name}: {statistics.median(values):.3f} ({min(values):.3f}-{max(values):.3f})")
+
+
 def one_torch_thread() -> str:
     """torch on one thread (the training figures' setting), and the line that says what measured them:
     the versions of Python, NumPy, Numba and torch, Numba's threads and the machine's cores."""
