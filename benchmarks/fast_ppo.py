@@ -8,10 +8,11 @@ One torch thread throughout (the suite's setting: a run per core). Measured, in 
   settings, the learner's arithmetic alone: the forward pass at 8 games per step and 10 epochs of the
   update (masked categorical, clipped loss, value loss, Adam, gradient clipping) on minibatches of 512,
   timed on random data, ``1 / (1 / forward + epochs / update)``;
-- **at fast_ppo's own settings** (:class:`agents.training.fast_ppo.FastSettings`), with the share of its
-  time in the engine (and opponents), the rollout's forward passes and the update;
+- **at fast_ppo's defaults** (:class:`agents.training.fast_ppo.FastSettings`: SB3's sample reuse, 64
+  games, 64x64) and **at its THROUGHPUT settings** (1,024 games, 2 epochs, minibatches of 4,096), each
+  with the share of its time in the engine (and opponents), the rollout's forward passes and the update;
 - **Help Your Neighbor** at the suite's settings: SB3's MaskablePPO on ``DummyVecEnv`` over the
-  single-agent env (what it trains on without the batched engine), against ``fast_ppo`` at its own.
+  single-agent env (what it trains on without the batched engine), against ``fast_ppo`` at both.
 
     python benchmarks/fast_ppo.py                          # about three minutes
     python benchmarks/fast_ppo.py --json docs/speed/fast_ppo.json   # make bench
@@ -32,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, 
 from figures import one_torch_thread, write_figures
 
 SUITE = {"n_envs": 8, "n_steps": 256, "minibatch": 512, "epochs": 10, "hidden": (128, 128), "ent_coef": 0.0}
+THROUGHPUT_SETTINGS = {"n_envs": 1024, "n_steps": 16, "epochs": 2, "minibatch": 4096}  # fast_ppo.THROUGHPUT
 
 
 def sb3_speed(game: str, timesteps: int, batched: bool) -> float:
@@ -142,9 +144,11 @@ def main() -> None:
     limit = plain_torch_limit("trash", args.seconds)
     sb3 = sb3_speed("trash", args.timesteps, batched=True)
     same, _ = fast_speed("trash", args.timesteps, **SUITE)
-    own, timing = fast_speed("trash", args.fast_timesteps)
+    defaults, default_timing = fast_speed("trash", args.timesteps)
+    own, timing = fast_speed("trash", args.fast_timesteps, **THROUGHPUT_SETTINGS)
     neighbor_sb3 = sb3_speed("help_your_neighbor", args.timesteps, batched=False)
-    neighbor_own, neighbor_timing = fast_speed("help_your_neighbor", args.fast_timesteps)
+    neighbor_defaults, _ = fast_speed("help_your_neighbor", args.timesteps)
+    neighbor_own, neighbor_timing = fast_speed("help_your_neighbor", args.fast_timesteps, **THROUGHPUT_SETTINGS)
 
     def shares(timing: Any) -> dict[str, float]:
         return {part: round(getattr(timing, part) / timing.total, 3) for part in ("env", "forward", "update")}
@@ -156,11 +160,14 @@ def main() -> None:
             "plain_torch_limit": round(limit["limit"]),
             "plain_torch_forward": round(limit["forward"]),
             "plain_torch_update": round(limit["update"]),
+            "fast_ppo_defaults": round(defaults),
+            "defaults_shares": shares(default_timing),
             "fast_ppo_own_settings": round(own),
             "own_settings_shares": shares(timing),
         },
         "help_your_neighbor": {
             "sb3_maskable_ppo_dummy_vec_env": round(neighbor_sb3),
+            "fast_ppo_defaults": round(neighbor_defaults),
             "fast_ppo_own_settings": round(neighbor_own),
             "own_settings_shares": shares(neighbor_timing),
         },
@@ -172,7 +179,10 @@ def main() -> None:
         f"Trash, MaskablePPO's settings: SB3 {sb3:,.0f}/s, fast_ppo {same:,.0f}/s, plain-torch limit "
         f"{limit['limit']:,.0f}/s (fast_ppo at {same / limit['limit']:.0%} of it, {same / sb3:.1f}x SB3)"
     )
-    print(f"Trash, fast_ppo's own settings: {own:,.0f}/s; time in {shares(timing)}")
+    print(
+        f"Trash, fast_ppo's defaults: {defaults:,.0f}/s ({defaults / sb3:.1f}x SB3); time in {shares(default_timing)}"
+    )
+    print(f"Trash, fast_ppo's THROUGHPUT settings: {own:,.0f}/s; time in {shares(timing)}")
     print(
         f"Help Your Neighbor: SB3 on DummyVecEnv {neighbor_sb3:,.0f}/s, fast_ppo {neighbor_own:,.0f}/s "
         f"({neighbor_own / neighbor_sb3:.1f}x)"

@@ -55,8 +55,9 @@ class Args:
     """rules fields given from Python (the benchmark suite's tasks), under any --override; not a flag"""
     trainer: Literal["sb3", "fast"] = "sb3"
     """sb3: Stable-Baselines3 (the reference); fast: agents.training.fast_ppo's masked PPO on the batched engine,
-    many times faster, with its own settings (agents.training.fast_ppo.FastSettings: 1,024 games, 16 steps, 2 epochs,
-    minibatches of 4,096, 64x64 networks; the flags of the model and its envs below are SB3's), saved as policy.npz"""
+    faster, with its own settings (agents.training.fast_ppo.FastSettings: 64 games x 32 steps, 10 epochs over
+    minibatches of 512, gamma 0.995, 64x64 networks; the flags of the model and its envs below are SB3's), saved
+    as policy.npz"""
     algo: Literal["maskable_ppo", "ppo", "a2c", "dqn", "qrdqn"] = "maskable_ppo"
     """MaskablePPO uses the action masks; PPO, A2C, DQN and QR-DQN do not (an illegal action ends the episode)"""
     total_timesteps: int = 150_000
