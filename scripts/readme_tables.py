@@ -483,6 +483,49 @@ def neighbor_batched() -> str:
     return table(["Help Your Neighbor", "batched vs scalar", "ratio"], rows).rstrip("\n") + "\n" + note
 
 
+FAST_TASKS = ("trash-standard-2p", "trash-pagat-2p-match", "hyn-2p")  # issue 50's comparison
+
+
+def fast_ppo_comparison() -> str:
+    """``fast_ppo`` (``docs/results-fast``) beside MaskablePPO's protocol-v2 runs (``docs/results``) on
+    the same tasks and versions at the full budget: the final normalised score over seeds (exact where
+    the run was scored exactly), its range, and the wall time of a whole run (training, curve, final)."""
+    import statistics
+
+    from agents.bench.store import load_results
+
+    runs = {
+        name: [r for r in load_results(ROOT / "docs" / folder) if r.algorithm == name and r.budget_fraction == 1.0]
+        for name, folder in (("fast_ppo", "results-fast"), ("maskable_ppo", "results"))
+    }
+    rows = []
+    for task in FAST_TASKS:
+        cells = [f"`{task}`"]
+        times = {}
+        for name in ("maskable_ppo", "fast_ppo"):
+            ours = [r for r in runs[name] if r.task == task and r.is_valid]
+            if not ours:
+                cells += ["-", "-"]
+                continue
+            scores = [r.final.headline for r in ours]
+            times[name] = statistics.mean(r.wall_seconds for r in ours)
+            cells += [
+                f"{statistics.mean(scores):.3f} [{min(scores):.3f}, {max(scores):.3f}] ({len(scores)})",
+                f"{times[name]:.0f} s",
+            ]
+        ratio = times["fast_ppo"] / times["maskable_ppo"] if len(times) == 2 else None
+        rows.append([*cells, f"{ratio:.2f}" if ratio else "-"])
+    header = ["task", "MaskablePPO: normalised [range] (seeds)", "a run", "fast_ppo: normalised [range] (seeds)",
+              "a run", "time ratio"]
+    note = (
+        "\nFinal scores on each run's own test deals (exact on `hyn-2p`), normalised (0: `random`, 1: the "
+        "reference); a run's wall time is the whole `trash-bench run` of it: training, the curve's evaluations "
+        "and the final one, one run per core. MaskablePPO: the v2 leaderboard's runs (`docs/results`); "
+        "fast_ppo: `docs/results-fast`, its default settings.\n"
+    )
+    return table(header, rows).rstrip("\n") + "\n" + note
+
+
 def _shares(shares: dict[str, float]) -> str:
     return f"{shares['env']:.0%}, {shares['forward']:.0%}, {shares['update']:.0%}"
 
@@ -492,6 +535,7 @@ def fast_ppo_speed() -> str:
     data = _load("speed/fast_ppo.json")
     trash, neighbor = data["figures"]["trash"], data["figures"]["help_your_neighbor"]
     limit, sb3 = trash["plain_torch_limit"], trash["sb3_maskable_ppo"]
+    neighbor_sb3 = neighbor["sb3_maskable_ppo_dummy_vec_env"]
 
     def rate(value: float, against: float | None = None, what: str = "") -> list[str]:
         return [f"{value:,.0f}", f"{value / against:.2f}x {what}" if against else ""]
@@ -503,17 +547,21 @@ def fast_ppo_speed() -> str:
         ["", "`fast_ppo` at those settings", f"{trash['fast_ppo_at_suite_settings']:,.0f}",
          f"{trash['fast_ppo_at_suite_settings'] / limit:.0%} of the limit, "
          f"{trash['fast_ppo_at_suite_settings'] / sb3:.2f}x SB3"],
-        ["Trash, `fast_ppo`'s defaults", "`fast_ppo`", *rate(trash["fast_ppo_defaults"], sb3, "SB3")],
-        ["", "its time: engine and opponents, forward passes, update", _shares(trash["defaults_shares"]), ""],
+    ]
+    if "fast_ppo_defaults" in trash:  # (figures measured before the defaults changed have none)
+        rows += [
+            ["Trash, `fast_ppo`'s defaults", "`fast_ppo`", *rate(trash["fast_ppo_defaults"], sb3, "SB3")],
+            ["", "its time: engine and opponents, forward passes, update", _shares(trash["defaults_shares"]), ""],
+        ]
+    rows += [
         ["Trash, `fast_ppo`'s `THROUGHPUT`", "`fast_ppo`", *rate(trash["fast_ppo_own_settings"], sb3, "SB3")],
         ["", "its time: engine and opponents, forward passes, update", _shares(shares), ""],
         ["Help Your Neighbor", "SB3 MaskablePPO on `DummyVecEnv` (suite's settings)",
          *rate(neighbor["sb3_maskable_ppo_dummy_vec_env"])],
-        ["", "`fast_ppo`, its defaults", *rate(neighbor["fast_ppo_defaults"],
-                                               neighbor["sb3_maskable_ppo_dummy_vec_env"], "SB3")],
-        ["", "`fast_ppo`, `THROUGHPUT`", *rate(neighbor["fast_ppo_own_settings"],
-                                              neighbor["sb3_maskable_ppo_dummy_vec_env"], "SB3")],
     ]
+    if "fast_ppo_defaults" in neighbor:
+        rows.append(["", "`fast_ppo`, its defaults", *rate(neighbor["fast_ppo_defaults"], neighbor_sb3, "SB3")])
+    rows.append(["", "`fast_ppo`, `THROUGHPUT`", *rate(neighbor["fast_ppo_own_settings"], neighbor_sb3, "SB3")])
     settings = data["figures"]["suite_settings"]
     note = _measured(
         data,
@@ -1058,6 +1106,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "neighbor-batched": neighbor_batched,
     "exact-speed": exact_speed,
     "fast-ppo-speed": fast_ppo_speed,
+    "fast-ppo-comparison": fast_ppo_comparison,
     "batched-learning": batched_learning,
     "headline-speed": headline_speed,
     "training-threads": training_threads,
