@@ -128,8 +128,8 @@ def check_record(record: Any) -> None:
     found = record.get("version")
     if type(found) is not int or found != game.record_version:
         raise ValueError(f"game record version {found!r} is not supported (expected {game.record_version})")
-    required = dict.fromkeys(("config", "seed", *game.record_keys, *RecordFields.model_fields))
-    missing = [k for k in required if k not in record and k not in ("players", "probabilities")]
+    required = (name for name, field in RecordFields.model_fields.items() if field.is_required())
+    missing = [k for k in dict.fromkeys(("config", "seed", *game.record_keys, *required)) if k not in record]
     if missing:
         raise ValueError(f"game record is missing {missing}")
     deal = game.record_keys[0]

@@ -363,7 +363,7 @@ def run_fast(setup: Any, stop: Any, run_dir: Any) -> Any:
     settings = dataclasses.replace(FastSettings(), snapshot_every=args.snapshot_every, pool_size=args.pool_size).fitted(
         args.total_timesteps
     )
-    rules = {key: value for key, value in config.to_dict().items()}
+    rules = config.to_dict()
     venv = batched_vec_env(args.game, settings.n_envs, args.preset, list(args.opponents), args.seed, rules)
     logger = logging.getLogger("agents.training.sb3")
     logger.info(
