@@ -130,7 +130,8 @@ class BatchedVecEnv(VecEnv):
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for game in np.flatnonzero(dones):
             infos[game] = {"terminal_observation": final_obs[game].copy(), "TimeLimit.truncated": bool(truncs[game])}
-        return obs.copy(), rewards, dones, infos
+        # Fresh arrays: SB3 keeps this step's dones as the next step's episode starts (and adds to the rewards)
+        return obs.copy(), rewards.copy(), dones.copy(), infos
 
     def step_arrays(self, actions: np.ndarray) -> tuple[np.ndarray, ...]:
         """:meth:`step` as arrays, for a trainer that reads the engine's arrays rather than SB3's infos:

@@ -158,6 +158,27 @@ def test_vec_env_follows_the_vecenv_contract(preset: str, overrides: dict[str, A
     assert counts["truncated"] == 0
 
 
+@pytest.mark.parametrize("vec_env", ["trash", "neighbor"])
+def test_a_steps_arrays_are_not_changed_by_the_next_steps(vec_env: str) -> None:
+    """SB3 keeps what ``step`` returned: its rollouts store this step's ``dones`` as the next step's
+    episode starts, and add bootstrapped values to the rewards. So the observations, rewards and
+    dones a step returns are the caller's own, unchanged by later steps (a reused buffer here once
+    gave MaskablePPO wrong episode starts, and it learned less)."""
+    from trash_env.neighbor.vec_env import NeighborVecEnv
+
+    env = TrashVecEnv(8, seed=6) if vec_env == "trash" else NeighborVecEnv(8, num_players=2, seed=6)
+    env.reset()
+    rng = np.random.default_rng(7)
+    kept = []
+    for _ in range(60):
+        obs, rewards, dones, _ = env.step(random_legal(env.action_masks(), rng))
+        kept.append(((obs, rewards, dones), (obs.copy(), rewards.copy(), dones.copy())))
+    assert any(copies[2].any() for _, copies in kept)  # games ended along the way
+    for returned, copies in kept:
+        for array, copy in zip(returned, copies, strict=True):
+            np.testing.assert_array_equal(array, copy)
+
+
 def test_truncation_sets_timelimit_truncated_and_deals_a_new_game() -> None:
     """R7 with ``max_turns=6``: a 2-player hand of 10 slots seldom finishes in 6 turns (a lucky
     chain of placements can), so nearly every episode is truncated: reward 0,
