@@ -84,6 +84,7 @@ bench: $(VENV)/.installed-all
 	$(PY) benchmarks/compile_cost.py --json docs/speed/compile.json
 	$(PY) benchmarks/action_check.py
 	$(PY) benchmarks/fast_ppo.py --json docs/speed/fast_ppo.json
+	$(PY) benchmarks/time_to_score.py --json docs/speed/time_to_score.json
 	$(PY) scripts/readme_tables.py
 
 clean:

@@ -30,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for agents
 
-from figures import one_torch_thread, write_figures
+from figures import one_torch_thread, sb3_ppo_kwargs, write_figures
 
 SUITE = {"n_envs": 8, "n_steps": 256, "minibatch": 512, "epochs": 10, "hidden": (128, 128), "ent_coef": 0.0}
 THROUGHPUT_SETTINGS = {"n_envs": 1024, "n_steps": 16, "epochs": 2, "minibatch": 4096}  # fast_ppo.THROUGHPUT
@@ -57,13 +57,7 @@ def sb3_speed(game: str, timesteps: int, batched: bool) -> float:
     model = MaskablePPO(
         "MlpPolicy",
         venv,
-        n_steps=SUITE["n_steps"],
-        batch_size=SUITE["minibatch"],
-        n_epochs=SUITE["epochs"],
-        learning_rate=3e-4,
-        ent_coef=0.0,
-        policy_kwargs={"net_arch": {"pi": list(SUITE["hidden"]), "vf": list(SUITE["hidden"])}},
-        seed=0,
+        **sb3_ppo_kwargs(SUITE),
         device="cpu",
     )
     start = time.perf_counter()

@@ -61,3 +61,19 @@ def engine_speed_parser(description: str, json_path: str) -> Any:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help=f"also write the figures here (make bench: {json_path})")
     return parser
+
+
+def sb3_ppo_kwargs(settings: dict[str, Any]) -> dict[str, Any]:
+    """An SB3-style PPO's keyword arguments (SB3's MaskablePPO, SBX's PPO) for a speed script's settings
+    (``n_envs`` games x ``n_steps``, ``minibatch``, ``epochs``, ``hidden``): separate policy and value
+    networks, no entropy bonus, seed 0."""
+    hidden = list(settings["hidden"])
+    return {
+        "n_steps": settings["n_steps"],
+        "batch_size": settings["minibatch"],
+        "n_epochs": settings["epochs"],
+        "learning_rate": 3e-4,
+        "ent_coef": 0.0,
+        "policy_kwargs": {"net_arch": {"pi": hidden, "vf": hidden}},
+        "seed": 0,
+    }

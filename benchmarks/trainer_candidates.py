@@ -9,15 +9,19 @@ no per-game Python), two-player Trash against ``random``, one torch thread:
   ``GAE`` and ``ClipPPOLoss`` over TensorDicts, the same networks and update (a user brings TorchRL's
   pieces to an env of their own; TorchRL's collectors over the PettingZoo or Gymnasium envs step one
   game per Python call, slower still);
-- **SBX** (Stable-Baselines3 in JAX) and **PufferLib's trainer**: tried, see the note each prints
-  (SBX's PPO has no action masks; PufferLib's trainer needs its own C env bindings).
+- **SBX** (Stable-Baselines3 in JAX): its PPO on the same batched engine as an SB3 ``VecEnv``, XLA on
+  one thread. It has no action masks and the batched engine refuses illegal actions, so a wrapper
+  plays the first legal action in place of an illegal one: its figure is speed only, not learning;
+- **PufferLib's trainer**: tried, see the note it prints (its trainer needs its own C env bindings).
 
 Each at two settings: MaskablePPO's (8 games x 256 steps, minibatches of 512, 10 epochs, 128x128) and
-fast_ppo's own (1,024 games x 16 steps, minibatches of 4,096, 2 epochs, 64x64).
+fast_ppo's ``THROUGHPUT`` (1,024 games x 16 steps, minibatches of 4,096, 2 epochs, 64x64).
 
     PYTHONPATH=/path/to/torchrl python benchmarks/trainer_candidates.py
 
-TorchRL (``torchrl``, ``tensordict``) is not a dependency of the package: install it beside to run this.
+TorchRL (``torchrl``, ``tensordict``) and SBX (``sbx-rl`` with ``jax``) are not dependencies of the
+package: install them beside to run this (with jax 0.10, SBX's import of TensorFlow Probability needs
+the one-line shim in :func:`sbx_ppo`).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for agents
 
-from figures import one_torch_thread
+from figures import one_torch_thread, sb3_ppo_kwargs, write_figures
 
 SUITE = {"n_envs": 8, "n_steps": 256, "minibatch": 512, "epochs": 10, "hidden": (128, 128)}
 OWN = {"n_envs": 1024, "n_steps": 16, "minibatch": 4096, "epochs": 2, "hidden": (64, 64)}
@@ -115,6 +119,46 @@ def torchrl_ppo(settings: dict[str, Any], timesteps: int) -> float:
     return taken / (time.perf_counter() - start)
 
 
+def sbx_ppo(settings: dict[str, Any], timesteps: int) -> float:
+    """SBX's PPO (JAX) on the batched engine as an SB3 VecEnv, after one short warm-up learn (XLA
+    compiles its update then); the timed learn continues the same model."""
+    import os
+
+    os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+    import jax.interpreters.xla
+    from jax._src import core
+
+    if not hasattr(jax.interpreters.xla, "pytype_aval_mappings"):  # TensorFlow Probability reads the old name
+        jax.interpreters.xla.pytype_aval_mappings = core.pytype_aval_mappings
+    import numpy as np
+    from sbx import PPO
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    from agents.training.sb3 import batched_vec_env
+
+    class FirstLegal(VecEnvWrapper):
+        """An illegal action replaced by the game's first legal one (SBX's PPO samples unmasked)."""
+
+        def reset(self) -> Any:
+            return self.venv.reset()
+
+        def step_async(self, actions: Any) -> None:
+            masks = self.venv.action_masks()
+            rows = np.arange(len(actions))
+            legal = masks[rows, actions].astype(bool)
+            self.venv.step_async(np.where(legal, actions, masks.argmax(axis=1)))
+
+        def step_wait(self) -> Any:
+            return self.venv.step_wait()
+
+    venv = FirstLegal(batched_vec_env("trash", settings["n_envs"], "standard", ["random"], 0, {}))
+    model = PPO("MlpPolicy", venv, **sb3_ppo_kwargs(settings))
+    model.learn(total_timesteps=2 * settings["n_envs"] * settings["n_steps"])
+    before, start = model.num_timesteps, time.perf_counter()
+    model.learn(total_timesteps=timesteps, reset_num_timesteps=False)
+    return (model.num_timesteps - before) / (time.perf_counter() - start)
+
+
 def tried(package: str, why: str) -> str:
     try:
         __import__(package)
@@ -126,26 +170,33 @@ def tried(package: str, why: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timesteps", type=int, default=50_000, help="per measurement at MaskablePPO's settings")
-    parser.add_argument("--own-timesteps", type=int, default=300_000, help="per measurement at fast_ppo's settings")
+    parser.add_argument(
+        "--own-timesteps", type=int, default=300_000, help="per measurement at fast_ppo's THROUGHPUT settings"
+    )
+    parser.add_argument("--json", type=Path, default=None, help="write the figures here (docs/speed/candidates.json)")
     args = parser.parse_args()
     print(one_torch_thread())
     cleanrl_style(OWN, 20_000)  # the engine compiled and warm
-    for label, settings, timesteps in (
-        ("MaskablePPO's settings", SUITE, args.timesteps),
-        ("fast_ppo's own", OWN, args.own_timesteps),
+    figures: dict[str, Any] = {}
+    for key, label, settings, timesteps in (
+        ("suite", "MaskablePPO's settings", SUITE, args.timesteps),
+        ("throughput", "fast_ppo's THROUGHPUT settings", OWN, args.own_timesteps),
     ):
         rates = {"CleanRL-style (fast_ppo)": cleanrl_style(settings, timesteps)}
         try:
             rates["TorchRL PPO"] = torchrl_ppo(settings, timesteps)
         except ImportError as error:
             print(f"TorchRL: {error}")
+        try:
+            rates["SBX PPO (no masks)"] = sbx_ppo(settings, timesteps)
+        except ImportError as error:
+            print(f"SBX: {error}")
         print(f"{label}: " + ", ".join(f"{name} {rate:,.0f} timesteps/s" for name, rate in rates.items()))
-    print(
-        tried(
-            "sbx", "its PPO samples from an unmasked categorical (no MaskablePPO): an illegal action ends the episode"
-        )
-    )
-    print(tried("pufferlib", "its trainer steps PufferLib's own vectorised envs (C bindings, shared memory)"))
+        figures[key] = {name: round(rate) for name, rate in rates.items()}
+    why = "its trainer steps PufferLib's own vectorised envs (C bindings, shared memory)"
+    figures["pufferlib"] = tried("pufferlib", why)
+    print(figures["pufferlib"])
+    write_figures(args.json, figures)
 
 
 if __name__ == "__main__":

@@ -488,11 +488,13 @@ FAST_TASKS = ("trash-standard-2p", "trash-pagat-2p-match", "hyn-2p")  # issue 50
 
 def fast_ppo_comparison() -> str:
     """``fast_ppo`` (``docs/results-fast``) beside MaskablePPO's protocol-v2 runs (``docs/results``) on
-    the same tasks and versions at the full budget: the final normalised score over seeds (exact where
-    the run was scored exactly), its range, and the wall time of a whole run (training, curve, final)."""
+    the same tasks and versions at the full budget: the final normalised score's mean over seeds (exact
+    where the run was scored exactly) with its 95% Student-t interval (the leaderboard's per-task one),
+    whether the two intervals overlap, and the wall time of a whole run (training, curve, final)."""
     import statistics
 
     from agents.bench.store import load_results
+    from agents.evaluation.stats import Interval
 
     runs = {
         name: [r for r in load_results(ROOT / "docs" / folder) if r.algorithm == name and r.budget_fraction == 1.0]
@@ -501,29 +503,113 @@ def fast_ppo_comparison() -> str:
     rows = []
     for task in FAST_TASKS:
         cells = [f"`{task}`"]
-        times = {}
+        times, intervals = {}, {}
         for name in ("maskable_ppo", "fast_ppo"):
             ours = [r for r in runs[name] if r.task == task and r.is_valid]
             if not ours:
                 cells += ["-", "-"]
                 continue
-            scores = [r.final.headline for r in ours]
+            intervals[name] = Interval.of([r.final.headline for r in ours])
             times[name] = statistics.mean(r.wall_seconds for r in ours)
-            cells += [
-                f"{statistics.mean(scores):.3f} [{min(scores):.3f}, {max(scores):.3f}] ({len(scores)})",
-                f"{times[name]:.0f} s",
-            ]
-        ratio = times["fast_ppo"] / times["maskable_ppo"] if len(times) == 2 else None
-        rows.append([*cells, f"{ratio:.2f}" if ratio else "-"])
-    header = ["task", "MaskablePPO: normalised [range] (seeds)", "a run", "fast_ppo: normalised [range] (seeds)",
-              "a run", "time ratio"]
+            shown = intervals[name]
+            cells += [f"{shown.mean:.3f} [{shown.low:.3f}, {shown.high:.3f}] ({shown.n})", f"{times[name]:.0f} s"]
+        if len(intervals) == 2:
+            first, second = intervals.values()
+            overlap = "yes" if first.low <= second.high and second.low <= first.high else "no"
+            ratio = f"{times['fast_ppo'] / times['maskable_ppo']:.2f}"
+        else:
+            overlap = ratio = "-"
+        rows.append([*cells, overlap, ratio])
+    header = ["task", "MaskablePPO: normalised [95% interval] (seeds)", "a run",
+              "fast_ppo: normalised [95% interval] (seeds)", "a run", "intervals overlap", "time ratio"]
     note = (
         "\nFinal scores on each run's own test deals (exact on `hyn-2p`), normalised (0: `random`, 1: the "
-        "reference); a run's wall time is the whole `trash-bench run` of it: training, the curve's evaluations "
-        "and the final one, one run per core. MaskablePPO: the v2 leaderboard's runs (`docs/results`); "
-        "fast_ppo: `docs/results-fast`, its default settings.\n"
+        "reference), the mean over seeds with its 95% Student-t interval; a run's wall time is the whole "
+        "`trash-bench run` of it: training, the curve's evaluations and the final one, one run per core. "
+        "MaskablePPO: the v2 leaderboard's runs (`docs/results`); fast_ppo: `docs/results-fast`, its default "
+        "settings.\n"
     )
     return table(header, rows).rstrip("\n") + "\n" + note
+
+
+def fast_ppo_sooner() -> str:
+    """The time each learner takes to reach the target on ``trash-standard-2p``
+    (``benchmarks/time_to_score.py``, ``docs/speed/time_to_score.json``), and ``hyn-2p`` at ten times
+    its budget for ``fast_ppo`` (``docs/results-fast``, the open-budget track) beside MaskablePPO's
+    v2 runs at the budget: normalised score, its exact distance from the optimum and a run's wall time."""
+    import statistics
+
+    from agents.bench.store import load_results
+    from agents.evaluation.stats import Interval
+
+    data = _load("speed/time_to_score.json")["figures"]
+    target = data["target"]
+    rows = []
+    for name, runs in data["runs"].items():
+        reached = [
+            next(point for point in run["curve"] if point["normalized"] >= target)
+            for run in runs
+            if run["time_to_target"] is not None
+        ]
+        rows.append([
+            f"`{name}`",
+            f"{statistics.median(p['seconds'] for p in reached):.2f} s ({len(reached)} of {len(runs)})"
+            if reached
+            else "-",
+            f"{statistics.median(p['timesteps'] for p in reached):,.0f}" if reached else "-",
+            f"{statistics.median(run['train_seconds'] for run in runs):.1f} s",
+        ])
+    header = [f"`{data['task']}`", f"time to {target} normalised (seeds that reach it)", "at timesteps",
+              f"training the whole budget ({data['budget']:,})"]
+    text = table(header, rows).rstrip("\n") + (
+        "\n\nMedians over the seeds, training time only (the policy scored afterwards on a curve point's "
+        "validation deals, at 30 points spaced on a log scale).\n\n"
+    )
+    wanted = (
+        ("maskable_ppo", "results", 1.0, ""),
+        ("fast_ppo", "results-fast", 1.0, ""),
+        ("maskable_ppo", "results-fast", 1.0, " (rerun beside the next)"),
+        ("fast_ppo", "results-fast", 10.0, ""),
+    )
+    rows = []
+    for name, folder, fraction, label in wanted:
+        ours = [
+            r for r in load_results(ROOT / "docs" / folder)
+            if r.algorithm == name and r.task == "hyn-2p" and r.budget_fraction == fraction and r.is_valid
+        ]
+        if not ours:
+            continue
+        shown = Interval.of([r.final.headline for r in ours])
+        gaps = [-r.final.exact.score for r in ours if r.final.exact is not None]
+        interval = f" [{shown.low:.3f}, {shown.high:.3f}]" if shown.n > 1 else ""
+        rows.append([
+            f"`{name}`{label}", f"{ours[0].budget:,}", f"{shown.mean:.3f}{interval} ({shown.n})",
+            f"{statistics.mean(gaps):.3f} [{min(gaps):.3f}, {max(gaps):.3f}]" if gaps else "-",
+            f"{statistics.mean(r.wall_seconds for r in ours):.0f} s",
+        ])
+    header = ["`hyn-2p`", "budget (timesteps)", "normalised [95% interval] (seeds)",
+              "behind the optimum, per deal (exact): mean [range]", "a run"]
+    return text + table(header, rows).rstrip("\n") + (
+        "\n\nExact final scores against the optimum (normalised: 0 is `random`, 1 the optimum); a run's wall "
+        "time is the whole `trash-bench run` (training, seven exact scorings, the final evaluation). "
+        "MaskablePPO: the v2 runs (another machine), and one rerun on the machine and under the load of "
+        "fast_ppo's runs at ten times the budget (the open-budget track, `--budget-fraction 10`), whose "
+        "seven exact scorings are the same as at the budget.\n"
+    )
+
+
+def trainer_candidates() -> str:
+    """The candidates for a fast masked PPO on the same engine arrays (``benchmarks/trainer_candidates.py``,
+    ``docs/speed/candidates.json``), in timesteps per second at each settings."""
+    data = _load("speed/candidates.json")["figures"]
+    names = list(data["suite"])
+    rows = [
+        [label, *(f"{data[key][name]:,}" if name in data[key] else "-" for name in names)]
+        for key, label in (("suite", "MaskablePPO's (8 x 256, 10 epochs, minibatches of 512, 128x128)"),
+                           ("throughput", "`THROUGHPUT` (1,024 x 16, 2 epochs, minibatches of 4,096, 64x64)"))
+    ]
+    puffer = data["pufferlib"].split(": ", 1)[-1]
+    return table(["settings", *names], rows).rstrip("\n") + f"\n\nPufferLib's trainer: {puffer}.\n"
 
 
 def _shares(shares: dict[str, float]) -> str:
@@ -1107,6 +1193,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "exact-speed": exact_speed,
     "fast-ppo-speed": fast_ppo_speed,
     "fast-ppo-comparison": fast_ppo_comparison,
+    "fast-ppo-sooner": fast_ppo_sooner,
+    "trainer-candidates": trainer_candidates,
     "batched-learning": batched_learning,
     "headline-speed": headline_speed,
     "training-threads": training_threads,
