@@ -112,12 +112,17 @@ def policy_classes() -> dict[str, Any]:
 
     return {
         "MaskablePPO": MaskableActorCriticPolicy,
+        "MaskableA2C": MaskableActorCriticPolicy,  # the masked learners (agents.training.sb3.masked)
+        "MaskedDQN": DQNPolicy,
+        "MaskedQRDQN": QRDQNPolicy,
         "PPO": ActorCriticPolicy,
         "A2C": ActorCriticPolicy,
         "DQN": DQNPolicy,
         "QRDQN": QRDQNPolicy,
     }
 
+
+Q_NETWORKS = ("DQN", "QRDQN", "MaskedDQN", "MaskedQRDQN")  # algorithms whose policy is a Q-network and its target
 
 # Activations a network description may name (torch.nn classes without parameters of their own).
 ACTIVATIONS = ("Tanh", "ReLU", "ELU", "LeakyReLU", "GELU", "SiLU", "Sigmoid")
@@ -286,8 +291,8 @@ def count_parameters(path: Path, algorithm: str, inputs: int, actions: int, kwar
     :func:`build_network` builds them), checked before it is built: a ValueError naming ``path``
     if the description is malformed or over :data:`MAX_PARAMETERS`."""
     arch = kwargs.get("net_arch")
-    if algorithm in ("DQN", "QRDQN"):  # the Q-network and its target copy
-        outputs = actions * kwargs.get("n_quantiles", 200) if algorithm == "QRDQN" else actions
+    if algorithm in Q_NETWORKS:  # the Q-network and its target copy
+        outputs = actions * kwargs.get("n_quantiles", 200) if "QRDQN" in algorithm else actions
         count = 2 * _mlp_parameters(inputs, _layers(path, [64, 64] if arch is None else arch), outputs)
     else:  # actor-critic: a policy and a value network over the same features
         if arch is None:

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agents.bench.markdown import splice, table  # noqa: E402
+from agents.bench.settings import MASKLESS  # noqa: E402
 from agents.shipped import canonical_names  # noqa: E402
 from trash_env.files import write_text  # noqa: E402
 
@@ -199,7 +200,6 @@ def leaderboard_summary() -> str:
     return summary(leaderboard())
 
 
-MASKLESS = ("ppo", "a2c", "dqn", "qrdqn")  # the built-ins that do not read the action mask (agents.bench.algorithms)
 SATURATED = 0.95  # a task's best learner at this normalised score or more has reached its reference agent
 
 
@@ -610,6 +610,17 @@ def trainer_candidates() -> str:
     ]
     puffer = data["pufferlib"].split(": ", 1)[-1]
     return table(["settings", *names], rows).rstrip("\n") + f"\n\nPufferLib's trainer: {puffer}.\n"
+
+
+def search_spaces() -> str:
+    """Each tunable built-in's search space in words (:func:`agents.bench.tune.describe_space`)."""
+    from agents.bench.tuned_settings import SEARCH_SPACES, describe_space
+
+    rows = []
+    for algorithm in SEARCH_SPACES:
+        ranges = describe_space(algorithm)
+        rows.append([f"`{algorithm}`", "; ".join(f"`{name}` {text}" for name, text in ranges.items())])
+    return table(["algorithm", "settings searched"], rows)
 
 
 def _shares(shares: dict[str, float]) -> str:
@@ -1195,6 +1206,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "fast-ppo-comparison": fast_ppo_comparison,
     "fast-ppo-sooner": fast_ppo_sooner,
     "trainer-candidates": trainer_candidates,
+    "search-spaces": search_spaces,
     "batched-learning": batched_learning,
     "headline-speed": headline_speed,
     "training-threads": training_threads,

@@ -19,6 +19,7 @@ EXTRA_OF_MODULE: dict[str, str] = {
     **dict.fromkeys(("drawsvg", "resvg_py", "PIL"), "render"),
     **dict.fromkeys(("moviepy",), "video"),
     **dict.fromkeys(("starlette", "uvicorn"), "web"),
+    **dict.fromkeys(("optuna",), "tune"),
     **dict.fromkeys(("numba",), "batched"),
     **dict.fromkeys(("ray",), "rllib"),
     **dict.fromkeys(("mkdocs", "material", "mkdocstrings"), "docs"),

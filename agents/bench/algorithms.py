@@ -140,7 +140,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -422,13 +422,14 @@ class SB3Algorithm:
 
     def train(self, context: TaskContext, checkpoint: Checkpoint) -> Policy:
         from agents.training import sb3 as training
+        from agents.training.sb3.settings import MASKED
 
         task = context.task
         if self.shaping and task.game != SHAPED_GAME:
             raise ValueError(f"{self.name} shapes Trash rewards (layouts, hands won), not {task.name}")
         opponents = [] if task.self_play else [task.reference] if self.against_reference else list(task.opponents)
         self_play = task.self_play or self.add_self_play
-        batched = self.settings["algo"] == "maskable_ppo"  # both games have a batched engine
+        batched = self.settings["algo"] in MASKED  # both games have a batched engine, which takes legal actions only
         args = training.Args(
             out_dir=context.work_dir,
             run_name="run",
@@ -548,13 +549,15 @@ class FastPPO:
     self-play task, frozen snapshots of the learner; checkpoints at the context's points."""
 
     name: str = "fast_ppo"
+    overrides: dict[str, Any] = field(default_factory=dict)  # FastSettings fields over its defaults (tuned)
 
     def train(self, context: TaskContext, checkpoint: Checkpoint) -> Policy:
         from agents.linear import LinearAgent
         from agents.training.fast_ppo import FastSettings, train_fast
 
         task = context.task
-        settings = FastSettings().fitted(context.budget)
+        given = {key: tuple(value) if isinstance(value, list) else value for key, value in self.overrides.items()}
+        settings = FastSettings(**given).fitted(context.budget)
         opponents = None
         if task.self_play:  # a stand-in until the trainer seats its first snapshot
             game = get_game(task.game)
@@ -577,6 +580,18 @@ class FastPPO:
         return policy
 
 
+def _throughput() -> dict[str, Any]:
+    """``fast_ppo.THROUGHPUT``'s settings: many games in lockstep, large minibatches, few epochs."""
+    from agents.training.fast_ppo import THROUGHPUT, FastSettings
+
+    default = FastSettings()
+    return {
+        f.name: getattr(THROUGHPUT, f.name)
+        for f in fields(THROUGHPUT)
+        if getattr(THROUGHPUT, f.name) != getattr(default, f.name)
+    }
+
+
 BUILTIN: dict[str, Callable[[], Any]] = {
     **{name: (lambda name=name: SB3Algorithm(name, SETTINGS[name])) for name in SETTINGS},
     "maskable_ppo_selfplay": lambda: SB3Algorithm(
@@ -584,6 +599,7 @@ BUILTIN: dict[str, Callable[[], Any]] = {
     ),
     "tabular_td": lambda: _tabular_td(),
     "fast_ppo": FastPPO,
+    "fast_ppo_throughput": lambda: FastPPO("fast_ppo_throughput", _throughput()),
     "maskable_ppo_shaped": lambda: SB3Algorithm(
         "maskable_ppo_shaped", SETTINGS["maskable_ppo"], against_reference=True, shaping=dict(SHAPING)
     ),
@@ -604,10 +620,34 @@ def _tabular_td() -> Any:
     return TabularTD()
 
 
+def with_settings(algorithm: str, values: dict[str, Any]) -> Any:
+    """The built-in ``algorithm`` with ``values`` over its fixed settings."""
+    import dataclasses
+
+    built = BUILTIN[algorithm]()
+    if isinstance(built, FastPPO):
+        return dataclasses.replace(built, overrides=dict(values))
+    if isinstance(built, SB3Algorithm):  # agents.training.sb3.Args takes lists
+        listed = {key: list(value) if isinstance(value, tuple) else value for key, value in values.items()}
+        return dataclasses.replace(built, settings={**built.settings, **listed})
+    raise ValueError(f"{algorithm} takes no settings")
+
+
 def load_algorithm(spec: str) -> Any:
-    """A built-in algorithm by name, or ``module:attribute`` (a class is instantiated)."""
+    """A built-in algorithm by name, a tunable built-in with the package's named settings
+    (``ALGORITHM@NAME``: :mod:`agents.bench.tune`, named ``ALGORITHM-NAME``), or ``module:attribute``
+    (a class is instantiated)."""
     if spec in BUILTIN:
         return BUILTIN[spec]()
+    base, at, settings = spec.partition("@")
+    if at:
+        import dataclasses
+
+        from agents.bench.tuned_settings import tuned_values
+
+        if base not in BUILTIN:
+            raise ValueError(f"unknown algorithm {base!r} for --settings: built in are {sorted(BUILTIN)}")
+        return dataclasses.replace(with_settings(base, tuned_values(base, settings)), name=f"{base}-{settings}")
     module_name, sep, attribute = spec.partition(":")
     if not sep:
         raise ValueError(f"unknown algorithm {spec!r}: built in are {sorted(BUILTIN)}, or give module:attribute")

@@ -93,3 +93,18 @@ def provenance() -> dict[str, Any]:
         **machine(),
         "torch_threads": torch_threads(),
     }
+
+
+def provenance_differences(stored: dict[str, Any] | None) -> list[str]:
+    """What differs between a run's provenance (its result's) and this process's: the package version,
+    the commit, the machine, Python and each library, one ``what: then -> now`` each (none: the run's
+    figures should repeat exactly here). Torch's threads are the training's, not an evaluation's."""
+    if stored is None:
+        return ["the result holds no provenance"]
+    now = provenance()
+    pairs = {name: (stored.get(name), now.get(name)) for name in ("package_version", "cpu", "cores", "python")}
+    pairs["git commit"] = ((stored.get("git") or {}).get("commit"), (now.get("git") or {}).get("commit"))
+    then_versions, now_versions = stored.get("versions") or {}, now.get("versions") or {}
+    for library in sorted(set(then_versions) | set(now_versions)):
+        pairs[library] = (then_versions.get(library), now_versions.get(library))
+    return [f"{name}: {then} -> {here}" for name, (then, here) in pairs.items() if then != here]

@@ -202,6 +202,14 @@ class Protocol:
     seed: Count
 
 
+@dataclass(frozen=True)
+class SettingsRecord:
+    """The named settings a run trained with (``trash-bench run --settings NAME``: :mod:`agents.bench.tune`)."""
+
+    name: Text
+    values: dict[Key, Integer | Number | Text | tuple[Integer, ...]]
+
+
 @with_config(FILE_CONFIG)
 @dataclass(frozen=True)
 class Result:
@@ -234,6 +242,7 @@ class Result:
     # later in format 2 (absent from files written before it)
     scoring: Text | None = None  # "exact" (every score also exact) or "sampled"
     artifact_sha256: Text | None = None  # the kept policy's SHA-256: the readers refuse another file
+    settings: SettingsRecord | None = None  # the named settings it trained with (--settings), if any
 
     @property
     def protocol_version(self) -> int:
@@ -268,7 +277,7 @@ class Result:
         return data
 
 
-LATER_FIELDS = ("scoring", "artifact_sha256")  # format 2's fields that files written before them lack
+LATER_FIELDS = ("scoring", "artifact_sha256", "settings")  # format 2's fields that files written before them lack
 FORMAT_2_FIELDS = tuple(
     f.name
     for f in dataclasses.fields(Result)

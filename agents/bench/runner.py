@@ -62,8 +62,8 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from agents.bench import provenance, store
 from agents.bench import results as schema
-from agents.bench import store
 from agents.bench.tasks import MAX_TRAINING_SEED, PROTOCOL_VERSION, TEST_SEEDS, Task, get_task, task_imports
 from agents.processes import worker_setup
 from trash_env.files import atomic_path, read_bounded, write_json
@@ -113,6 +113,10 @@ def result_name(algorithm_spec: str) -> str:
 
     if algorithm_spec in BUILTIN:
         return algorithm_spec
+    if "@" in str(algorithm_spec):  # a built-in with the package's named settings
+        from agents.bench.tuned_settings import settings_name
+
+        return settings_name(algorithm_spec)
     if not isinstance(algorithm_spec, str) or not MODULE_SPEC.fullmatch(algorithm_spec):
         raise ValueError(
             f"unknown algorithm {algorithm_spec!r}: built in are {sorted(BUILTIN)}, or give module:attribute"
@@ -461,6 +465,8 @@ def run_one(
             "provenance": trained["provenance"],
             "scoring": _scoring(trained["curve"], evaluated["scoring"]),
         }
+        if trained.get("settings") is not None:
+            result["settings"] = trained["settings"]
         result["artifact_sha256"] = store.file_sha256(artifact)
         store.check(result, path)  # what every reader checks: never a file they would refuse
         _place_artifact(artifact, store.artifact_location(path, artifact.suffix))
@@ -531,7 +537,7 @@ def reevaluate(
         if (seed, deals) == (result.final.seed, result.final.deals):
             data = result.to_json()
             stored = json.loads(json.dumps({"final": data["final"], "heldout": data["heldout"]}))
-            differences = provenance_differences(data["provenance"])
+            differences = provenance.provenance_differences(data["provenance"])
     else:
         if task_name is None:
             raise ValueError(f"{target}: give --task: a policy file does not say which task it is evaluated on")
@@ -553,23 +559,6 @@ def reevaluate(
         "stored": stored,
         "provenance_differences": differences,
     }
-
-
-def provenance_differences(stored: dict[str, Any] | None) -> list[str]:
-    """What differs between a run's provenance (its result's) and this process's: the package version,
-    the commit, the machine, Python and each library, one ``what: then -> now`` each (none: the run's
-    figures should repeat exactly here). Torch's threads are the training's, not an evaluation's."""
-    from agents.bench.provenance import provenance
-
-    if stored is None:
-        return ["the result holds no provenance"]
-    now = provenance()
-    pairs = {name: (stored.get(name), now.get(name)) for name in ("package_version", "cpu", "cores", "python")}
-    pairs["git commit"] = ((stored.get("git") or {}).get("commit"), (now.get("git") or {}).get("commit"))
-    then_versions, now_versions = stored.get("versions") or {}, now.get("versions") or {}
-    for library in sorted(set(then_versions) | set(now_versions)):
-        pairs[library] = (then_versions.get(library), now_versions.get(library))
-    return [f"{name}: {then} -> {here}" for name, (then, here) in pairs.items() if then != here]
 
 
 # ---------------------------------------------------------------------- sweeps

@@ -37,6 +37,10 @@ SETTINGS: dict[str, dict[str, Any]] = {
         "target_update_interval": 2_000,
     },
 }
+# The masked learners (agents.training.sb3.masked): their maskless counterparts' settings, masked.
+for _masked, _plain in (("masked_a2c", "a2c"), ("masked_dqn", "dqn"), ("masked_qrdqn", "qrdqn")):
+    SETTINGS[_masked] = {**SETTINGS[_plain], "algo": _masked}
+MASKLESS = ("ppo", "a2c", "dqn", "qrdqn")  # the "no masks" track: an illegal action ends the episode as a loss
 SELF_PLAY_SETTINGS = {"snapshot_every": 20_000, "pool_size": 4}
-ON_POLICY = ("maskable_ppo", "ppo", "a2c")
+ON_POLICY = ("maskable_ppo", "masked_a2c", "ppo", "a2c")
 UPDATES_AT_LEAST = 4  # what a budget scaled down for a smoke test still trains: this many updates or more

@@ -140,7 +140,18 @@ def train(job: dict[str, Any]) -> dict[str, Any]:
         "artifact": str(artifact),
         "validation": {"seed": task.validation_seed, "deals": point_deals, "anchors": validation.anchors(point_deals)},
         "provenance": provenance(),
+        "settings": _settings(job["algorithm_spec"]),
     }
+
+
+def _settings(spec: str) -> dict[str, Any] | None:
+    """The named settings a ``ALGORITHM@NAME`` spec trains with, as the result records them."""
+    import dataclasses
+
+    from agents.bench.tuned_settings import settings_record
+
+    record = settings_record(spec)
+    return None if record is None else dataclasses.asdict(record)
 
 
 def evaluate(job: dict[str, Any]) -> dict[str, Any]:

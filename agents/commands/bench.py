@@ -13,6 +13,9 @@
     trash-bench crossplay RESULTS --task T [--deals D] [--seed S]   # kept policies and baselines, each vs each
     trash-bench exploit POLICY --task T [--budget N ...] [--seeds K]   # a trained best response: a lower bound
     trash-bench warmup                                         # compile every Numba kernel now, not at first use
+    trash-bench tune masked_dqn --tasks trash-standard-2p trash-pagat-2p-match hyn-2p --trials 20 \
+        --storage tuning/masked_dqn.db [--export agents/bench/tuned/tuned-v1.json --name tuned-v1]
+    trash-bench run --algorithm masked_dqn --settings tuned-v1 ...   # with the package's tuned settings
 
 ``run`` skips the runs whose result file has exactly their identity (task, task version, algorithm,
 seed, budget fraction, protocol: a stopped sweep resumes) and prints each finished run. Ctrl-C
@@ -70,6 +73,13 @@ def build_parser() -> ArgumentParser:
     run.add_argument(
         "--tasks", nargs="+", required=True, help="task names, or a group: all, baseline-opponents, self-play"
     )
+    run.add_argument(
+        "--settings",
+        default=None,
+        metavar="NAME",
+        help="a tunable built-in with the package's tuned settings NAME (agents/bench/tuned/NAME.json): "
+        "results filed as ALGORITHM-NAME, the settings recorded in each",
+    )
     run.add_argument("--seeds", type=int, required=True, help="how many seeds (0 .. N-1)")
     run.add_argument("--first-seed", type=int, default=0, help="the first seed (default 0)")
     run.add_argument("--results", type=Path, required=True, help="the results folder")
@@ -96,6 +106,21 @@ def build_parser() -> ArgumentParser:
         help="run even if the results folder holds bad result files: warn about each, leave it as it is "
         "(never overwritten) and do not run its run (default: refuse, naming them)",
     )
+    tune = commands.add_parser(
+        "tune", help="tune a built-in's settings with Optuna on validation deals (resumable: an SQLite study)"
+    )
+    tune.add_argument(
+        "algorithm", help="a tunable built-in: maskable_ppo, masked_a2c, masked_dqn, masked_qrdqn, fast_ppo"
+    )
+    tune.add_argument("--tasks", nargs="+", required=True, help="the tuning tasks (names or a group)")
+    tune.add_argument("--trials", type=int, required=True, help="trials to end in the study (a rerun goes on to it)")
+    tune.add_argument("--storage", type=Path, required=True, help="the study's SQLite file (created, or resumed)")
+    tune.add_argument(
+        "--budget-fraction", type=float, default=1.0, help="each trial's budget: this fraction of each task's"
+    )
+    tune.add_argument("--sampler-seed", type=int, default=0, help="the TPE sampler's seed")
+    tune.add_argument("--export", type=Path, default=None, metavar="FILE", help="write the best settings into FILE")
+    tune.add_argument("--name", default=None, help="the settings' name in FILE (with --export), e.g. tuned-v1")
     evaluate = commands.add_parser(
         "evaluate", help="evaluate a run's kept policy again (or a policy file) on test deals, without retraining"
     )
@@ -287,6 +312,10 @@ def run_command(args) -> int:
     for task in tasks:  # (0, 1] or the open-budget track's (1, MAX_FRACTION], no smaller than the task allows
         task.check_fraction(args.budget_fraction)
     check_output_path("--results", args.results / "x.json")
+    if args.settings is not None:
+        if args.algorithm not in BUILTIN:
+            raise ValueError(f"--settings takes a built-in algorithm, not {args.algorithm!r}")
+        args.algorithm = f"{args.algorithm}@{args.settings}"
     # an unknown algorithm is refused before any work (a plugin is loaded in a child process, not here)
     name = check_name(result_name(args.algorithm), "--algorithm: the results' name")  # a folder, a table's row
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
@@ -540,6 +569,38 @@ def refuse_bad_results(error: BadResultsError, command: str) -> int:
     return fail(prog, f"{error.summary}: {advice}")
 
 
+def tune_command(args) -> int:
+    """``trash-bench tune``: trials until ``--trials`` have ended, then the best settings (and, with
+    ``--export``, the settings file)."""
+    from agents.bench.tune import MAX_TRIALS, Tuning
+    from agents.bench.tuned_settings import export
+
+    at_least("--trials", args.trials, 1)
+    at_most("--trials", args.trials, MAX_TRIALS)
+    at_least("--sampler-seed", args.sampler_seed, 0)
+    if (args.export is None) != (args.name is None):
+        raise ValueError("--export and --name go together: the file and the settings' name in it")
+    check_output_path("--storage", args.storage)
+    if args.export is not None:
+        check_output_path("--export", args.export)
+    tuning = Tuning(args.algorithm, select_tasks(args.tasks), args.storage, args.budget_fraction, args.sampler_seed)
+    try:
+        study = tuning.run(args.trials)
+    except KeyboardInterrupt:
+        stopped = "interrupted; the study keeps its ended trials, rerun to go on"
+        print(f"\n{program_name(COMMAND)}: {stopped}", file=sys.stderr)
+        return 130
+    tuned = tuning.summary(study)
+    print(
+        f"{args.algorithm}: best {tuned.study.best_value:.3f} (trial {tuned.study.best_trial}) of {tuned.study.trials} "
+        f"trials ({tuned.study.pruned} pruned), {tuned.study.seconds / 3600:.2f} h: {tuned.values}"
+    )
+    if args.export is not None:
+        export(args.export, args.name, args.algorithm, tuned)
+        print(f"wrote {args.algorithm}'s settings {args.name!r} into {args.export}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -558,6 +619,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return crossplay_command(args)
         if args.command == "exploit":
             return exploit_command(args)
+        if args.command == "tune":
+            return tune_command(args)
         if args.command == "report":
             from agents.bench.report import report
 

@@ -15,7 +15,15 @@ from agents.learned import (
     algorithms,
 )
 from agents.processes import worker_signals
-from agents.training.sb3.settings import ALGORITHMS, VALUE_BASED, Args, rules_fields
+from agents.training.sb3.settings import (
+    ADVANTAGE_ACTOR_CRITIC,
+    ALGORITHMS,
+    MASKED,
+    QUANTILES,
+    VALUE_BASED,
+    Args,
+    rules_fields,
+)
 from trash_env.games import get_game
 
 
@@ -38,8 +46,8 @@ def check_batched(args: Args) -> None:
         return
     if args.subproc:
         raise ValueError("--batched runs every game in one process; drop --subproc")
-    if args.algo != "maskable_ppo":
-        raise ValueError("--batched takes masked actions only: use --algo maskable_ppo")
+    if args.algo not in MASKED:
+        raise ValueError(f"--batched takes masked actions only: use one of --algo {', '.join(MASKED)}")
     engine = get_game(args.game).engine
     if engine is None:
         raise ValueError(f"--batched: {args.game} has no batched engine")
@@ -74,7 +82,9 @@ WrapEnv = Callable[[Any], Any]  # a training vector env -> the env to train on (
 
 
 def make_model(args: Args, vec_env: Any, run_dir: Path) -> Any:
-    algorithm = algorithms()[ALGORITHMS[args.algo]]
+    from agents.training.sb3.masked import MASKED_ALGORITHMS
+
+    algorithm = {**algorithms(), **MASKED_ALGORITHMS}[ALGORITHMS[args.algo]]
     tensorboard_log = str(run_dir / "tb") if args.tensorboard else None
     common = {"learning_rate": args.learning_rate, "gamma": args.gamma, "seed": args.seed, "verbose": 0}
     if args.algo in VALUE_BASED:
@@ -88,11 +98,11 @@ def make_model(args: Args, vec_env: Any, run_dir: Path) -> Any:
             target_update_interval=args.target_update_interval,
             train_freq=4,
             policy_kwargs={"net_arch": args.net_arch}
-            | ({"n_quantiles": args.n_quantiles} if args.algo == "qrdqn" else {}),
+            | ({"n_quantiles": args.n_quantiles} if args.algo in QUANTILES else {}),
             tensorboard_log=tensorboard_log,
             **common,
         )
-    if args.algo == "a2c":  # one update every n_steps per environment, no minibatches
+    if args.algo in ADVANTAGE_ACTOR_CRITIC:  # one update every n_steps per environment, no minibatches
         return algorithm(
             "MlpPolicy",
             vec_env,

@@ -79,7 +79,7 @@ HISTORY_LIMIT = 64 * 2**20  # bytes of a run's eval_history.json
 
 def counters_of(algorithm: str) -> dict[str, type]:
     """The counters (:data:`COUNTERS`) a model of ``algorithm`` (``DQN``, ``MaskablePPO`` ...) trains on from."""
-    return COUNTERS | (EXPLORATION_COUNTERS if algorithm in ("DQN", "QRDQN") else {})
+    return COUNTERS | (EXPLORATION_COUNTERS if algorithm in ("DQN", "QRDQN", "MaskedDQN", "MaskedQRDQN") else {})
 
 
 def finite_number(value: Any) -> bool:

@@ -21,8 +21,20 @@ from trash_env.games import GAMES, game_of, get_game
 COMMAND = "train.py"
 GameName = Literal[tuple(GAMES)]  # the names of the games (trash_env.games), as the choices of --game
 
-ALGORITHMS = {"maskable_ppo": "MaskablePPO", "ppo": "PPO", "a2c": "A2C", "dqn": "DQN", "qrdqn": "QRDQN"}
-VALUE_BASED = ("dqn", "qrdqn")  # a replay buffer and a Q-network (no n_steps, no entropy bonus)
+ALGORITHMS = {
+    "maskable_ppo": "MaskablePPO",
+    "masked_a2c": "MaskableA2C",
+    "masked_dqn": "MaskedDQN",
+    "masked_qrdqn": "MaskedQRDQN",
+    "ppo": "PPO",
+    "a2c": "A2C",
+    "dqn": "DQN",
+    "qrdqn": "QRDQN",
+}
+MASKED = ("maskable_ppo", "masked_a2c", "masked_dqn", "masked_qrdqn")  # read the action mask (sb3.masked)
+VALUE_BASED = ("dqn", "qrdqn", "masked_dqn", "masked_qrdqn")  # a replay buffer and a Q-network (no n_steps)
+QUANTILES = ("qrdqn", "masked_qrdqn")  # QR-DQN's quantile network (--n-quantiles)
+ADVANTAGE_ACTOR_CRITIC = ("a2c", "masked_a2c")  # one update every n_steps per environment, no minibatches
 # What --help says of the defaults that are filled in from other settings (default_run_name, the game's
 # default baselines: random plus its default opponent, agents.registry.default_baselines).
 RUN_NAME_TEXT = "preset, players, algorithm and seed; _2, _3 ... if that folder holds a run"
@@ -58,8 +70,11 @@ class Args:
     faster, with its own settings (agents.training.fast_ppo.FastSettings: 64 games x 32 steps, 10 epochs over
     minibatches of 512, gamma 0.995, 64x64 networks; the flags of the model and its envs below are SB3's), saved
     as policy.npz"""
-    algo: Literal["maskable_ppo", "ppo", "a2c", "dqn", "qrdqn"] = "maskable_ppo"
-    """MaskablePPO uses the action masks; PPO, A2C, DQN and QR-DQN do not (an illegal action ends the episode)"""
+    algo: Literal[
+        "maskable_ppo", "masked_a2c", "masked_dqn", "masked_qrdqn", "ppo", "a2c", "dqn", "qrdqn"
+    ] = "maskable_ppo"
+    """MaskablePPO and the masked A2C, DQN and QR-DQN (agents.training.sb3.masked) act, explore and bootstrap over the
+    legal actions; PPO, A2C, DQN and QR-DQN do not (an illegal action ends the episode as a loss)"""
     total_timesteps: int = 150_000
     """learner decisions to train for, in all (a resumed run continues its count)"""
     n_envs: int = 4
@@ -223,19 +238,21 @@ def memory_needed(args: Args, observation_size: int, num_actions: int) -> dict[s
     per_env = SUBPROCESS_BYTES if args.subproc else ENV_BYTES
     parts = {"the environments (--n-envs)": args.n_envs * per_env}
     if args.algo in VALUE_BASED:
-        outputs = num_actions * (args.n_quantiles if args.algo == "qrdqn" else 1)
+        outputs = num_actions * (args.n_quantiles if args.algo in QUANTILES else 1)
         transition = (2 * observation_size + 5) * FLOAT  # observation, next one, action (int64), reward, done, timeout
+        if args.algo in MASKED:
+            transition += num_actions  # the next state's mask, a byte an action
         slots = max(REPLAY_BUFFER_SIZE // args.n_envs, 1) * args.n_envs
         parts["the replay buffer (--n-envs)"] = min(slots, args.total_timesteps + args.n_envs) * transition
         parts["the network (--net-arch, --n-quantiles)"] = 5 * weights(outputs) * FLOAT  # with the target network
         parts["a minibatch (--batch-size)"] = args.batch_size * (2 * transition + 3 * (widths + outputs) * FLOAT)
     else:
         rollout = args.n_steps * args.n_envs
-        masks = num_actions if args.algo == "maskable_ppo" else 0
+        masks = num_actions if args.algo in MASKED else 0
         # 7 floats a step besides the observation; the observations are copied once when the rollout is read.
         parts["the rollout buffer (--n-steps x --n-envs)"] = rollout * (2 * observation_size + 7 + masks) * FLOAT
         parts["the network (--net-arch)"] = 4 * (weights(num_actions) + weights(1)) * FLOAT
-        rows = rollout if args.algo == "a2c" else min(args.batch_size, rollout)
+        rows = rollout if args.algo in ADVANTAGE_ACTOR_CRITIC else min(args.batch_size, rollout)
         parts["a minibatch (--batch-size)"] = rows * 6 * (widths + num_actions + 1) * FLOAT
     return parts
 
