@@ -274,6 +274,17 @@ def headline_speed() -> str:
                 "SB3's `DummyVecEnv` over the single-agent env)",
             ]
         )
+    fast = _load("speed/fast_ppo.json")
+    trash, sb3 = fast["figures"]["trash"], fast["figures"]["trash"]["sb3_maskable_ppo"]
+    rows.append(
+        [
+            "the fast masked PPO (`trash-train --trainer fast`), two-player Trash against `random`, its defaults "
+            "/ `THROUGHPUT` (1,024 games, 2 epochs)",
+            f"{trash['fast_ppo_defaults']:,.0f} / {trash['fast_ppo_own_settings']:,.0f} timesteps "
+            f"({trash['fast_ppo_defaults'] / sb3:.1f}x / {trash['fast_ppo_own_settings'] / sb3:.0f}x SB3's "
+            f"MaskablePPO; measured on {fast['machine']['cpu']}, {fast['date']})",
+        ]
+    )
     machine = env["machine"]
     note = f"\nMeasured by `make bench` on {machine['cpu']}, {machine['cores']} cores, {env['date']}.\n"
     return table(["", "per second"], rows).rstrip("\n") + "\n" + note
