@@ -190,3 +190,29 @@ def test_a_result_records_the_settings_it_trained_with(tmp_path: Path, monkeypat
     with pytest.raises(ValueError, match="settings") as caught:
         check({**data, "settings": {"name": "try-v1", "values": ["lr"]}}, source)
     assert "\n" not in str(caught.value)
+
+
+def test_an_interrupted_trial_is_not_counted_and_the_study_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C in the middle of the second trial stops the tuning with the first kept; the same
+    command then runs to the count, the interrupted trial failed and uncounted."""
+    from optuna.trial import TrialState
+
+    scored = tune.validation_score
+    calls = {"n": 0}
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return scored(*args, **kwargs)
+
+    monkeypatch.setattr(tune, "validation_score", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _tuning(tmp_path).run(2)
+    monkeypatch.setattr(tune, "validation_score", scored)
+    study = _tuning(tmp_path).run(2)
+    states = [trial.state for trial in study.trials]
+    assert states == [TrialState.COMPLETE, TrialState.FAIL, TrialState.COMPLETE]
+    assert len(_tuning(tmp_path).ended(study)) == 2
