@@ -28,7 +28,7 @@ def draw(settings: Path, out: Path) -> None:
     tuned = {name: entry for name, entry in data.algorithms.items() if entry.study.importance}
     if not tuned:
         raise ValueError(f"{settings}: no algorithm has importances yet")
-    figure, axes = plt.subplots(1, len(tuned), figsize=(3.2 * len(tuned), 3.0), squeeze=False)
+    figure, axes = plt.subplots(1, len(tuned), figsize=(max(3.2 * len(tuned), 6.0), 3.2), squeeze=False)
     for axis, (name, entry) in zip(axes[0], tuned.items(), strict=True):
         importance = sorted(entry.study.importance.items(), key=lambda item: item[1])
         axis.barh([key for key, _ in importance], [value for _, value in importance], color="#4c72b0")
