@@ -460,7 +460,9 @@ def test_a_sweep_runs_as_ray_tasks_on_a_local_ray_instance(tmp_path: Path) -> No
 # The built-in algorithms call the training library
 
 
-@pytest.mark.parametrize("algorithm", ["a2c", "maskable_ppo", "maskable_ppo_shaped"])
+@pytest.mark.parametrize(
+    "algorithm", ["a2c", "maskable_ppo", "maskable_ppo_shaped", "masked_a2c", "masked_dqn", "masked_qrdqn"]
+)
 def test_a_builtin_algorithm_trains_through_the_library_and_prints_nothing(
     tmp_path: Path, algorithm: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
