@@ -16,6 +16,12 @@ point can pass the target by luck: the median over seeds is reported.
 
     python benchmarks/time_to_score.py                                 # trash-standard-2p, 5 seeds
     python benchmarks/time_to_score.py --json docs/speed/time_to_score.json   # make bench
+    python benchmarks/time_to_score.py --task hyn-2p --algorithms maskable_ppo fast_ppo_throughput \
+        --fractions 1 10 --target 0.8 --json docs/speed/hyn_ten_times.json   # ten times the budget
+
+``--fractions`` gives each algorithm its own budget (a fraction of the task's, one per algorithm:
+the time saved spent on more timesteps). On a task scored exactly (``hyn-2p``) each run's final
+policy is also scored exactly against the reference (the optimum there).
 
 Needs the train and batched extras. Run it on an idle machine: it measures wall time.
 """
@@ -49,9 +55,11 @@ def snapshot(agent: Any) -> Any:
     return copy.deepcopy(agent)
 
 
-def train_timed(task: Any, algorithm_name: str, seed: int, points: list[int], folder: Path) -> list[dict[str, Any]]:
-    """Train the built-in on ``task`` with ``seed``, keeping a copy of its policy at each of ``points``:
-    ``[{"timesteps", "seconds", "policy"}]`` with the training seconds so far at each."""
+def train_timed(
+    task: Any, algorithm_name: str, seed: int, points: list[int], folder: Path, budget: int
+) -> list[dict[str, Any]]:
+    """Train the built-in on ``task`` with ``seed`` for ``budget`` timesteps, keeping a copy of its policy
+    at each of ``points``: ``[{"timesteps", "seconds", "policy"}]``, the training seconds so far at each."""
     from agents.bench.algorithms import TaskContext, as_agent, load_algorithm, make_opponents
 
     algorithm = load_algorithm(algorithm_name)
@@ -59,7 +67,7 @@ def train_timed(task: Any, algorithm_name: str, seed: int, points: list[int], fo
     paused = 0.0
     work = folder / "work"
     work.mkdir(parents=True, exist_ok=True)
-    context = TaskContext(task, seed, task.budget, points, work, make_opponents(task))
+    context = TaskContext(task, seed, budget, points, work, make_opponents(task))
 
     def checkpoint(timesteps: Any, policy: Any) -> None:
         nonlocal paused
@@ -101,28 +109,45 @@ def main() -> None:
     parser.add_argument("--first", type=float, default=0.002, help="the first checkpoint, a fraction of the budget")
     parser.add_argument("--target", type=float, default=0.95, help="the normalised score to reach")
     parser.add_argument("--algorithms", nargs="+", default=list(ALGORITHMS))
+    parser.add_argument("--fractions", nargs="+", type=float, default=None, help="each algorithm's budget fraction")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     args = parser.parse_args()
     print(one_torch_thread())
     task = get_task(args.task)
-    points = sorted({round(task.budget * fraction) for fraction in np.geomspace(args.first, 1.0, args.points)})
+    fractions = args.fractions or [1.0] * len(args.algorithms)
+    if len(fractions) != len(args.algorithms):
+        parser.error("--fractions: one per algorithm")
     validation = ValidationDeals(task, task.scaled_deals()[0])
     figures: dict[str, Any] = {"task": task.name, "budget": task.budget, "target": args.target, "runs": {}}
     with tempfile.TemporaryDirectory(prefix="time-to-score-") as temp:
-        for name in args.algorithms:
+        for name, fraction in zip(args.algorithms, fractions, strict=True):
+            budget = task.scaled_budget(fraction)
+            points = sorted({round(budget * share) for share in np.geomspace(args.first, 1.0, args.points)})
+            label = name if fraction == 1.0 else f"{name} x{fraction:g}"
             runs = []
             for seed in range(args.seeds):
-                curve = scored(task, train_timed(task, name, seed, points, Path(temp) / f"{name}-{seed}"), validation)
+                kept = train_timed(task, name, seed, points, Path(temp) / f"{name}-{seed}", budget)
+                curve = scored(task, kept, validation)
                 reached = time_to(curve, args.target)
-                runs.append(
-                    {"seed": seed, "curve": curve, "time_to_target": reached, "train_seconds": curve[-1]["seconds"]}
-                )
+                run = {
+                    "seed": seed,
+                    "budget": budget,
+                    "curve": curve,
+                    "time_to_target": reached,
+                    "train_seconds": curve[-1]["seconds"],
+                }
+                exact = validation.exact(kept[-1]["policy"])
+                if exact is not None:
+                    run["exact"] = {"score": round(exact["score"], 4), "normalized": round(exact["normalized"], 4)}
+                runs.append(run)
                 print(
-                    f"{name} seed {seed}: trained {curve[-1]['seconds']:.1f} s, final {curve[-1]['normalized']:.3f} "
-                    f"normalised, {args.target} reached "
+                    f"{label} seed {seed}: trained {curve[-1]['seconds']:.1f} s, final {curve[-1]['normalized']:.3f} "
+                    f"normalised"
+                    + (f" ({run['exact']['normalized']:.3f} exact)" if exact else "")
+                    + f", {args.target} reached "
                     + (f"after {reached:.1f} s" if reached is not None else "never")
                 )
-            figures["runs"][name] = runs
+            figures["runs"][label] = runs
     print(f"\n{task.name}, {args.seeds} seeds, time to {args.target} normalised (median over the seeds that reach it):")
     medians = {}
     for name, runs in figures["runs"].items():
@@ -131,10 +156,11 @@ def main() -> None:
         medians[name] = statistics.median(times) if times else None
         shown = f"{medians[name]:.1f} s" if times else "never"
         print(f"  {name}: {shown} ({len(times)} of {len(runs)} seeds reach it); whole training {trained:.1f} s")
-    if medians.get("fast_ppo") and medians.get("maskable_ppo"):
-        ratio = medians["fast_ppo"] / medians["maskable_ppo"]
+    labels = list(medians)
+    if len(labels) >= 2 and medians[labels[0]] and medians[labels[1]]:
+        ratio = medians[labels[1]] / medians[labels[0]]
         figures["ratio"] = round(ratio, 3)
-        print(f"  fast_ppo / maskable_ppo: {ratio:.3f}")
+        print(f"  {labels[1]} / {labels[0]}: {ratio:.3f}")
     write_figures(args.json, figures)
 
 
