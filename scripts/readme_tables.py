@@ -581,6 +581,7 @@ def fast_ppo_sooner() -> str:
         ("fast_ppo", "results-fast", 1.0, ""),
         ("maskable_ppo", "results-fast", 1.0, " (rerun beside the next)"),
         ("fast_ppo", "results-fast", 10.0, ""),
+        ("fast_ppo_throughput", "results-fast", 10.0, ""),
     )
     rows = []
     for name, folder, fraction, label in wanted:
@@ -605,7 +606,9 @@ def fast_ppo_sooner() -> str:
         "time is the whole `trash-bench run` (training, seven exact scorings, the final evaluation). "
         "MaskablePPO: the v2 runs (another machine), and one rerun on the machine and under the load of "
         "fast_ppo's runs at ten times the budget (the open-budget track, `--budget-fraction 10`), whose "
-        "seven exact scorings are the same as at the budget.\n"
+        "seven exact scorings are the same as at the budget. `fast_ppo_throughput`: `fast_ppo` with "
+        "`THROUGHPUT`'s settings, its runs beside a tuning process (their first includes compiling the "
+        "engines for a new checkout).\n"
     )
 
 
