@@ -637,6 +637,40 @@ def search_spaces() -> str:
     return table(["algorithm", "settings searched"], rows)
 
 
+def tuned_settings(path: Path | None = None) -> str:
+    """The package's tuned settings (``agents/bench/tuned/tuned-v1.json``): for each algorithm its study
+    (tasks, trials, pruned, the best trial's validation score, what it cost) and the settings chosen,
+    the most important first (PED-ANOVA)."""
+    from agents.bench.tuned_settings import TUNED, read_settings
+
+    data = read_settings(path or TUNED / "tuned-v1.json")
+    rows = []
+    for algorithm, tuned in data.algorithms.items():
+        study = tuned.study
+        order = sorted(tuned.values, key=lambda name: -study.importance.get(name, 0.0))
+        chosen = "; ".join(
+            f"`{name}` {_setting(tuned.values[name])}"
+            + (f" ({study.importance[name]:.2f})" if name in study.importance else "")
+            for name in order
+        )
+        rows.append([
+            f"`{algorithm}`",
+            f"{study.trials} ({study.pruned} pruned)",
+            f"{study.best_value:.3f} (trial {study.best_trial})",
+            f"{study.seconds / 3600:.1f} h, {study.timesteps / 1e6:.1f}M timesteps",
+            chosen,
+        ])
+    tasks = {", ".join(f"`{task}`" for task in tuned.study.tasks) for tuned in data.algorithms.values()}
+    header = ["algorithm", "trials", "best: mean normalised on validation deals", "cost", "settings (importance)"]
+    return table(header, rows).rstrip("\n") + f"\n\nSettings `{data.name}`, tuned on {' / '.join(sorted(tasks))}.\n"
+
+
+def _setting(value: Any) -> str:
+    if isinstance(value, tuple | list):
+        return "x".join(str(width) for width in value)
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
 def _shares(shares: dict[str, float]) -> str:
     return f"{shares['env']:.0%}, {shares['forward']:.0%}, {shares['update']:.0%}"
 
