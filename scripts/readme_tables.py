@@ -1255,6 +1255,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "fast-ppo-sooner": fast_ppo_sooner,
     "trainer-candidates": trainer_candidates,
     "search-spaces": search_spaces,
+    "tuned-settings": tuned_settings,
     "batched-learning": batched_learning,
     "headline-speed": headline_speed,
     "training-threads": training_threads,

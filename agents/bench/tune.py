@@ -153,12 +153,18 @@ class Tuning:
 
     def run(self, trials: int) -> Any:
         """Run trials until ``trials`` have ended in the study (none if they have); the study."""
+        from optuna.trial import TrialState
+
 
         study = self.study()
         while len(self.ended(study)) < trials:
             study.optimize(self.objective, n_trials=1, catch=(ValueError, RuntimeError, FloatingPointError))
             last = study.get_trials(deepcopy=False)[-1]
-            shown = f"{last.value:.3f}" if last.value is not None else last.state.name.lower()
+            if last.state == TrialState.PRUNED:  # Optuna keeps the last reported mean as its value
+                done = f"{len(last.intermediate_values)} of {len(self.tasks)} tasks"
+                shown = f"pruned after {done} ({last.value:.3f} so far)"
+            else:
+                shown = f"{last.value:.3f}" if last.value is not None else last.state.name.lower()
             self.log(
                 f"{self.algorithm} trial {last.number}: {shown} ({last.user_attrs.get('seconds', 0):.0f} s), "
                 f"{len(self.ended(study))} of {trials} ended"

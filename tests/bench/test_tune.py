@@ -216,3 +216,22 @@ def test_an_interrupted_trial_is_not_counted_and_the_study_goes_on(
     states = [trial.state for trial in study.trials]
     assert states == [TrialState.COMPLETE, TrialState.FAIL, TrialState.COMPLETE]
     assert len(_tuning(tmp_path).ended(study)) == 2
+
+
+def test_the_shipped_settings_files_read_and_configure_their_algorithms() -> None:
+    """Every settings file the package ships reads cleanly, and each algorithm in it loads with them
+    as ``ALGORITHM@NAME`` (what ``trash-bench run --settings NAME`` trains)."""
+    shipped = sorted(tuned_settings.TUNED.glob("*.json"))
+    assert shipped, "the package ships its tuned settings"
+    for path in shipped:
+        data = tuned_settings.read_settings(path)
+        assert data.name == path.stem and data.algorithms
+        for algorithm, tuned in data.algorithms.items():
+            loaded = load_algorithm(f"{algorithm}@{data.name}")
+            assert loaded.name == f"{algorithm}-{data.name}"
+            assert tuned.study.trials >= tuned.study.completed >= 1
+            given = loaded.overrides if isinstance(loaded, FastPPO) else loaded.settings
+            for key, value in tuned.values.items():
+                assert given[key] == (
+                    list(value) if isinstance(value, tuple) and not isinstance(loaded, FastPPO) else value
+                )
