@@ -580,6 +580,39 @@ class FastPPO:
         return policy
 
 
+@dataclass
+class NFSP:
+    """``nfsp``: Neural Fictitious Self-Play (:mod:`agents.training.nfsp`) on the task's batched engine,
+    two-player self-play tasks only: the opponent seat plays snapshots of the learner's own mixture; the
+    policy returned and checkpointed is the average policy."""
+
+    name: str = "nfsp"
+
+    def train(self, context: TaskContext, checkpoint: Checkpoint) -> Policy:
+        from agents.linear import LinearAgent
+        from agents.training.nfsp import NFSPSettings, fitted, train_nfsp
+
+        task = context.task
+        if not task.self_play or task.num_players != 2:
+            raise ValueError(f"nfsp learns by self-play in two-player games: {task.name} is not such a task")
+        settings = fitted(NFSPSettings(), context.budget)
+        game = get_game(task.game)
+        size = game.make_observer(context.config).size
+        blank = LinearAgent(np.zeros((size, game.num_actions)), np.zeros(game.num_actions), task.game)
+        venv = context.vec_env(settings.n_envs, opponents=[blank], batched=True)
+        return train_nfsp(
+            venv,
+            context.budget,
+            task.game,
+            context.config,
+            context.seed,
+            settings,
+            points=tuple(context.eval_points),
+            checkpoint=checkpoint,
+            counted=lambda: context.counted_steps,
+        )
+
+
 def _throughput() -> dict[str, Any]:
     """``fast_ppo.THROUGHPUT``'s settings: many games in lockstep, large minibatches, few epochs."""
     from agents.training.fast_ppo import THROUGHPUT, FastSettings
@@ -600,6 +633,7 @@ BUILTIN: dict[str, Callable[[], Any]] = {
     "tabular_td": lambda: _tabular_td(),
     "fast_ppo": FastPPO,
     "fast_ppo_throughput": lambda: FastPPO("fast_ppo_throughput", _throughput()),
+    "nfsp": NFSP,
     "maskable_ppo_shaped": lambda: SB3Algorithm(
         "maskable_ppo_shaped", SETTINGS["maskable_ppo"], against_reference=True, shaping=dict(SHAPING)
     ),
