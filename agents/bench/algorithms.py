@@ -140,7 +140,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -542,6 +542,15 @@ class PointCallback:
         return _Points()
 
 
+def stand_in(context: TaskContext) -> Agent:
+    """A self-play trainer's first opponent, until it seats its first snapshot: a policy of zeros."""
+    from agents.linear import LinearAgent
+
+    game = get_game(context.task.game)
+    size, actions = game.make_observer(context.config).size, game.num_actions
+    return LinearAgent(np.zeros((size, actions)), np.zeros(actions), context.task.game)
+
+
 @dataclass
 class FastPPO:
     """``fast_ppo``: :mod:`agents.training.fast_ppo`'s masked PPO on the task's batched engine, through
@@ -552,18 +561,12 @@ class FastPPO:
     overrides: dict[str, Any] = field(default_factory=dict)  # FastSettings fields over its defaults (tuned)
 
     def train(self, context: TaskContext, checkpoint: Checkpoint) -> Policy:
-        from agents.linear import LinearAgent
         from agents.training.fast_ppo import FastSettings, train_fast
 
         task = context.task
         given = {key: tuple(value) if isinstance(value, list) else value for key, value in self.overrides.items()}
         settings = FastSettings(**given).fitted(context.budget)
-        opponents = None
-        if task.self_play:  # a stand-in until the trainer seats its first snapshot
-            game = get_game(task.game)
-            size = game.make_observer(context.config).size
-            blank = LinearAgent(np.zeros((size, game.num_actions)), np.zeros(game.num_actions), task.game)
-            opponents = [blank]
+        opponents = [stand_in(context)] if task.self_play else None
         venv = context.vec_env(settings.n_envs, opponents=opponents, batched=True)
         policy, _ = train_fast(
             venv,
@@ -589,17 +592,13 @@ class NFSP:
     name: str = "nfsp"
 
     def train(self, context: TaskContext, checkpoint: Checkpoint) -> Policy:
-        from agents.linear import LinearAgent
         from agents.training.nfsp import NFSPSettings, fitted, train_nfsp
 
         task = context.task
         if not task.self_play or task.num_players != 2:
             raise ValueError(f"nfsp learns by self-play in two-player games: {task.name} is not such a task")
         settings = fitted(NFSPSettings(), context.budget)
-        game = get_game(task.game)
-        size = game.make_observer(context.config).size
-        blank = LinearAgent(np.zeros((size, game.num_actions)), np.zeros(game.num_actions), task.game)
-        venv = context.vec_env(settings.n_envs, opponents=[blank], batched=True)
+        venv = context.vec_env(settings.n_envs, opponents=[stand_in(context)], batched=True)
         return train_nfsp(
             venv,
             context.budget,
@@ -613,18 +612,6 @@ class NFSP:
         )
 
 
-def _throughput() -> dict[str, Any]:
-    """``fast_ppo.THROUGHPUT``'s settings: many games in lockstep, large minibatches, few epochs."""
-    from agents.training.fast_ppo import THROUGHPUT, FastSettings
-
-    default = FastSettings()
-    return {
-        f.name: getattr(THROUGHPUT, f.name)
-        for f in fields(THROUGHPUT)
-        if getattr(THROUGHPUT, f.name) != getattr(default, f.name)
-    }
-
-
 BUILTIN: dict[str, Callable[[], Any]] = {
     **{name: (lambda name=name: SB3Algorithm(name, SETTINGS[name])) for name in SETTINGS},
     "maskable_ppo_selfplay": lambda: SB3Algorithm(
@@ -632,7 +619,7 @@ BUILTIN: dict[str, Callable[[], Any]] = {
     ),
     "tabular_td": lambda: _tabular_td(),
     "fast_ppo": FastPPO,
-    "fast_ppo_throughput": lambda: FastPPO("fast_ppo_throughput", _throughput()),
+    "fast_ppo_throughput": lambda: _fast_throughput(),
     "nfsp": NFSP,
     "maskable_ppo_shaped": lambda: SB3Algorithm(
         "maskable_ppo_shaped", SETTINGS["maskable_ppo"], against_reference=True, shaping=dict(SHAPING)
@@ -646,6 +633,12 @@ BUILTIN: dict[str, Callable[[], Any]] = {
         select=True,
     ),
 }
+
+
+def _fast_throughput() -> FastPPO:
+    from agents.training.fast_ppo import throughput_overrides
+
+    return FastPPO("fast_ppo_throughput", throughput_overrides())
 
 
 def _tabular_td() -> Any:

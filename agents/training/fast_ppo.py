@@ -156,6 +156,18 @@ def _networks(observation_size: int, num_actions: int, hidden: tuple[int, ...]) 
 # minibatches of 4,096), at the cost of learning less from each (benchmarks/fast_ppo.py; module docstring).
 THROUGHPUT = FastSettings(n_envs=1024, n_steps=16, epochs=2, minibatch=4096)
 
+
+def throughput_overrides() -> dict[str, Any]:
+    """:data:`THROUGHPUT`'s settings where they differ from the defaults (the ``fast_ppo_throughput``
+    built-in): many games in lockstep, large minibatches, few epochs."""
+    default = FastSettings()
+    return {
+        f.name: getattr(THROUGHPUT, f.name)
+        for f in dataclasses.fields(THROUGHPUT)
+        if getattr(THROUGHPUT, f.name) != getattr(default, f.name)
+    }
+
+
 MASKED = -1e8  # the logit of an illegal action: no probability, and no NaN in the softmax
 
 
