@@ -542,6 +542,20 @@ class PointCallback:
         return _Points()
 
 
+def _run_of(context: TaskContext, checkpoint: Checkpoint) -> dict[str, Any]:
+    """What the batched trainers (``fast_ppo``, ``nfsp``) take of a run: its budget, game, rules and
+    seed, the checkpoints at its points, and the context's count of the learner's timesteps."""
+    return {
+        "budget": context.budget,
+        "game": context.task.game,
+        "config": context.config,
+        "seed": context.seed,
+        "points": tuple(context.eval_points),
+        "checkpoint": checkpoint,
+        "counted": lambda: context.counted_steps,
+    }
+
+
 def stand_in(context: TaskContext) -> Agent:
     """A self-play trainer's first opponent, until it seats its first snapshot: a policy of zeros."""
     from agents.linear import LinearAgent
@@ -568,18 +582,7 @@ class FastPPO:
         settings = FastSettings(**given).fitted(context.budget)
         opponents = [stand_in(context)] if task.self_play else None
         venv = context.vec_env(settings.n_envs, opponents=opponents, batched=True)
-        policy, _ = train_fast(
-            venv,
-            context.budget,
-            task.game,
-            context.config,
-            context.seed,
-            settings,
-            points=tuple(context.eval_points),
-            checkpoint=checkpoint,
-            self_play=task.self_play,
-            counted=lambda: context.counted_steps,
-        )
+        policy, _ = train_fast(venv, settings=settings, self_play=task.self_play, **_run_of(context, checkpoint))
         return policy
 
 
@@ -599,17 +602,7 @@ class NFSP:
             raise ValueError(f"nfsp learns by self-play in two-player games: {task.name} is not such a task")
         settings = fitted(NFSPSettings(), context.budget)
         venv = context.vec_env(settings.n_envs, opponents=[stand_in(context)], batched=True)
-        return train_nfsp(
-            venv,
-            context.budget,
-            task.game,
-            context.config,
-            context.seed,
-            settings,
-            points=tuple(context.eval_points),
-            checkpoint=checkpoint,
-            counted=lambda: context.counted_steps,
-        )
+        return train_nfsp(venv, settings=settings, **_run_of(context, checkpoint))
 
 
 BUILTIN: dict[str, Callable[[], Any]] = {

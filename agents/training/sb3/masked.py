@@ -160,6 +160,27 @@ class _MaskedQ:
     def _excluded_save_params(self) -> list[str]:
         return [*super()._excluded_save_params(), "_masks"]  # type: ignore[misc]
 
+    def loss(self, replay_data: MaskedSamples) -> th.Tensor:
+        raise NotImplementedError
+
+    def train(self, gradient_steps: int, batch_size: int = 100) -> None:
+        """SB3's DQN and QR-DQN update loop, each gradient step on the algorithm's :meth:`loss` (whose
+        target bootstraps from the next state's best legal action)."""
+        self.policy.set_training_mode(True)
+        self._update_learning_rate(self.policy.optimizer)
+        losses = []
+        for _ in range(gradient_steps):
+            loss = self.loss(self.replay_buffer.sample(batch_size, env=self._vec_normalize_env))
+            losses.append(loss.item())
+            self.policy.optimizer.zero_grad()
+            loss.backward()
+            if self.max_grad_norm is not None:  # DQN always clips; QR-DQN clips unless told not to
+                th.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
+            self.policy.optimizer.step()
+        self._n_updates += gradient_steps
+        self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
+        self.logger.record("train/loss", np.mean(losses))
+
 
 def _replay_buffer(kwargs: dict[str, Any]) -> dict[str, Any]:
     given = kwargs.setdefault("replay_buffer_class", MaskedReplayBuffer)
@@ -186,24 +207,11 @@ class MaskedDQN(_MaskedQ, DQN):
             next_q_values = next_q_values.gather(1, legal_greedy(next_q_values, replay_data.next_masks))
             return replay_data.rewards + (1 - replay_data.dones) * discounts * next_q_values
 
-    def train(self, gradient_steps: int, batch_size: int = 100) -> None:
-        """DQN's update, its target :meth:`targets`."""
-        self.policy.set_training_mode(True)
-        self._update_learning_rate(self.policy.optimizer)
-        losses = []
-        for _ in range(gradient_steps):
-            replay_data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)
-            target_q_values = self.targets(replay_data)
-            current_q_values = th.gather(self.q_net(replay_data.observations), dim=1, index=replay_data.actions.long())
-            loss = functional.smooth_l1_loss(current_q_values, target_q_values)
-            losses.append(loss.item())
-            self.policy.optimizer.zero_grad()
-            loss.backward()
-            th.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
-            self.policy.optimizer.step()
-        self._n_updates += gradient_steps
-        self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
-        self.logger.record("train/loss", np.mean(losses))
+    def loss(self, replay_data: MaskedSamples) -> th.Tensor:
+        """DQN's Huber loss between the taken actions' Q-values and :meth:`targets`."""
+        target_q_values = self.targets(replay_data)
+        current_q_values = th.gather(self.q_net(replay_data.observations), dim=1, index=replay_data.actions.long())
+        return functional.smooth_l1_loss(current_q_values, target_q_values)
 
 
 class MaskedQRDQN(_MaskedQ, QRDQN):
@@ -226,27 +234,13 @@ class MaskedQRDQN(_MaskedQ, QRDQN):
             next_quantiles = next_quantiles.gather(dim=2, index=greedy).squeeze(dim=2)
             return replay_data.rewards + (1 - replay_data.dones) * discounts * next_quantiles
 
-    def train(self, gradient_steps: int, batch_size: int = 100) -> None:
-        """QR-DQN's update, its target :meth:`targets`."""
-        self.policy.set_training_mode(True)
-        self._update_learning_rate(self.policy.optimizer)
-        losses = []
-        for _ in range(gradient_steps):
-            replay_data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)
-            target_quantiles = self.targets(replay_data)
-            current_quantiles = self.quantile_net(replay_data.observations)
-            actions = replay_data.actions[..., None].long().expand(batch_size, self.n_quantiles, 1)
-            current_quantiles = th.gather(current_quantiles, dim=2, index=actions).squeeze(dim=2)
-            loss = quantile_huber_loss(current_quantiles, target_quantiles, sum_over_quantiles=True)
-            losses.append(loss.item())
-            self.policy.optimizer.zero_grad()
-            loss.backward()
-            if self.max_grad_norm is not None:
-                th.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
-            self.policy.optimizer.step()
-        self._n_updates += gradient_steps
-        self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
-        self.logger.record("train/loss", np.mean(losses))
+    def loss(self, replay_data: MaskedSamples) -> th.Tensor:
+        """QR-DQN's quantile Huber loss between the taken actions' quantiles and :meth:`targets`."""
+        target_quantiles = self.targets(replay_data)
+        current_quantiles = self.quantile_net(replay_data.observations)
+        actions = replay_data.actions[..., None].long().expand(-1, self.n_quantiles, 1)
+        current_quantiles = th.gather(current_quantiles, dim=2, index=actions).squeeze(dim=2)
+        return quantile_huber_loss(current_quantiles, target_quantiles, sum_over_quantiles=True)
 
 
 class MaskableA2C(MaskablePPO):
