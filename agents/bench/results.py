@@ -61,7 +61,8 @@ LIMIT = 1e9  # no figure of a result file comes near: beyond it a number is dama
 MAX_INTEGER = 2**53  # integers JSON readers everywhere hold exactly
 TOLERANCE = 1e-6  # how far a stored normalised score may be from the one recomputed from its score
 NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")  # a plain name: a folder name, and text in a table
-SPEC = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}")  # an algorithm as given: a built-in, module:attribute
+# an algorithm as given: a built-in, module:attribute, or a built-in with named settings (ALGORITHM@NAME)
+SPEC = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}(@[A-Za-z0-9_][A-Za-z0-9_.-]{0,99})?")
 KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,39}")  # a key of a mapping (a library's name)
 MAX_REASON = 300  # characters of one reason a run is invalid
 
@@ -475,6 +476,10 @@ def _check_format_2(result: Result, path: Path) -> None:
     if not SPEC.fullmatch(result.algorithm_spec):
         spec = quoted(result.algorithm_spec)
         raise _FieldError("algorithm_spec", f"{spec} is not a built-in name or module:attribute")
+    named = result.algorithm_spec.partition("@")[2] or None
+    if named != (result.settings.name if result.settings is not None else None):
+        spec = quoted(result.algorithm_spec)
+        raise _FieldError("settings", f"does not match algorithm_spec {spec} (ALGORITHM@NAME trains with NAME)")
     if result.artifact_sha256 is not None and not SHA256.fullmatch(result.artifact_sha256):
         raise _FieldError("artifact_sha256", f"is {quoted(result.artifact_sha256)}, not a SHA-256 (64 hex digits)")
     reasons = result.invalid_reasons

@@ -183,13 +183,34 @@ def test_a_result_records_the_settings_it_trained_with(tmp_path: Path, monkeypat
     assert worker._settings("fast_ppo") is None
     source = Path(__file__).parents[2] / "docs" / "results-fast" / "trash-standard-2p" / "fast_ppo" / "seed_0.json"
     data = json.loads(source.read_text())
-    result = check({**data, "settings": record}, source)
+    named = {**data, "algorithm": "fast_ppo-try-v1", "algorithm_spec": "fast_ppo@try-v1", "settings": record}
+    result = check(named, source)
     assert result.settings is not None and result.settings.name == "try-v1"
     assert json.loads(json.dumps(result.to_json()))["settings"] == record
     assert "settings" not in check(data, source).to_json()
-    with pytest.raises(ValueError, match="settings") as caught:
-        check({**data, "settings": {"name": "try-v1", "values": ["lr"]}}, source)
-    assert "\n" not in str(caught.value)
+    for damaged in (
+        {**named, "settings": {"name": "try-v1", "values": ["lr"]}},
+        {**named, "algorithm_spec": "fast_ppo"},  # settings, but the spec names none
+        {**named, "algorithm_spec": "fast_ppo@other-v1"},  # settings other than the spec's
+        {**data, "algorithm_spec": "fast_ppo@try-v1"},  # the spec names settings the file lacks
+    ):
+        with pytest.raises(ValueError, match="settings") as caught:
+            check(damaged, source)
+        assert "\n" not in str(caught.value)
+
+
+@pytest.mark.slow
+def test_a_run_with_the_shipped_settings_writes_a_result_that_reads_back(tmp_path: Path) -> None:
+    """``trash-bench run --settings tuned-v1`` end to end: the child trains with the shipped settings,
+    the result file is written under ``ALGORITHM-NAME`` and reads back with its spec and settings."""
+    from agents.bench import store
+
+    task = get_task("trash-standard-2p")
+    result = runner.run_one(task.name, "fast_ppo@tuned-v1", 0, str(tmp_path), fraction=task.min_fraction)
+    assert result["algorithm"] == "fast_ppo-tuned-v1" and result["settings"]["name"] == "tuned-v1"
+    (read,) = store.load_results(tmp_path)
+    assert read.algorithm_spec == "fast_ppo@tuned-v1" and read.settings is not None
+    assert read.settings.values == tuned_settings.settings_record("fast_ppo@tuned-v1").values
 
 
 def test_an_interrupted_trial_is_not_counted_and_the_study_goes_on(
