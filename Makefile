@@ -85,6 +85,10 @@ bench: $(VENV)/.installed-all
 	$(PY) benchmarks/action_check.py
 	$(PY) benchmarks/fast_ppo.py --json docs/speed/fast_ppo.json
 	$(PY) benchmarks/time_to_score.py --json docs/speed/time_to_score.json
+	$(PY) benchmarks/time_to_score.py --algorithms maskable_ppo fast_ppo@tuned-v1 maskable_ppo@tuned-v1 \
+		--json docs/speed/time_to_score_tuned.json
+	$(PY) benchmarks/time_to_score.py --task hyn-2p --algorithms maskable_ppo fast_ppo_throughput --fractions 1 10 \
+		--target 0.8 --json docs/speed/hyn_ten_times.json
 	$(PY) scripts/readme_tables.py
 
 clean:

@@ -543,17 +543,11 @@ def fast_ppo_comparison() -> str:
     return table(header, rows).rstrip("\n") + "\n" + note
 
 
-def fast_ppo_sooner() -> str:
-    """The time each learner takes to reach the target on ``trash-standard-2p``
-    (``benchmarks/time_to_score.py``, ``docs/speed/time_to_score.json``), and ``hyn-2p`` at ten times
-    its budget for ``fast_ppo`` (``docs/results-fast``, the open-budget track) beside MaskablePPO's
-    v2 runs at the budget: normalised score, its exact distance from the optimum and a run's wall time."""
+def _time_to_score(data: dict[str, Any]) -> str:
+    """One run of ``benchmarks/time_to_score.py``: each learner's median time to the target over the
+    seeds that reach it, the timesteps there, and the time to train its whole budget."""
     import statistics
 
-    from agents.bench.store import load_results
-    from agents.evaluation.stats import Interval
-
-    data = _load("speed/time_to_score.json")["figures"]
     target = data["target"]
     rows = []
     for name, runs in data["runs"].items():
@@ -568,13 +562,31 @@ def fast_ppo_sooner() -> str:
             if reached
             else "-",
             f"{statistics.median(p['timesteps'] for p in reached):,.0f}" if reached else "-",
+            f"{statistics.median(run.get('budget', data['budget']) for run in runs):,.0f}",
             f"{statistics.median(run['train_seconds'] for run in runs):.1f} s",
         ])
     header = [f"`{data['task']}`", f"time to {target} normalised (seeds that reach it)", "at timesteps",
-              f"training the whole budget ({data['budget']:,})"]
-    text = table(header, rows).rstrip("\n") + (
-        "\n\nMedians over the seeds, training time only (the policy scored afterwards on a curve point's "
-        "validation deals, at 30 points spaced on a log scale).\n\n"
+              "whole budget (timesteps)", "training it"]
+    return table(header, rows)
+
+
+def fast_ppo_sooner() -> str:
+    """The time each learner takes to reach the target on ``trash-standard-2p``
+    (``benchmarks/time_to_score.py``, ``docs/speed/time_to_score.json``), and ``hyn-2p`` at ten times
+    its budget for ``fast_ppo`` (``docs/results-fast``, the open-budget track) beside MaskablePPO's
+    v2 runs at the budget: normalised score, its exact distance from the optimum and a run's wall time."""
+    import statistics
+
+    from agents.bench.store import load_results
+    from agents.evaluation.stats import Interval
+
+    text = ""
+    for source in ("time_to_score.json", "time_to_score_tuned.json", "hyn_ten_times.json"):
+        text += _time_to_score(_load(f"speed/{source}")["figures"]) + "\n"
+    text += (
+        "Medians over the seeds, training time only (the policy scored afterwards on a curve point's "
+        "validation deals, at 30 points spaced on a log scale); each table one run of "
+        "`benchmarks/time_to_score.py` on an idle machine.\n\n"
     )
     wanted = (
         ("maskable_ppo", "results", 1.0, ""),
