@@ -649,6 +649,66 @@ def search_spaces() -> str:
     return table(["algorithm", "settings searched"], rows)
 
 
+TUNED_AGAINST_DEFAULTS = (  # each algorithm, where its default-settings runs are, its tuned runs in results-tuning
+    ("maskable_ppo", "results"),
+    ("fast_ppo", "results-fast"),
+    ("masked_a2c", "results-tuning"),
+    ("masked_dqn", "results-tuning"),
+    ("masked_qrdqn", "results-tuning"),
+)
+
+
+def tuned_against_defaults() -> str:
+    """Each tuned algorithm at its defaults and with ``tuned-v1`` on the tuning tasks at the full
+    budget: the final normalised score's mean over seeds (exact where exact) with its 95% Student-t
+    interval, the change, and whether the intervals overlap. Defaults: MaskablePPO's v2 runs
+    (``docs/results``), ``fast_ppo``'s (``docs/results-fast``), the masked learners' in
+    ``docs/results-tuning``; the tuned runs in ``docs/results-tuning`` (``ALGORITHM-tuned-v1``)."""
+    from agents.bench.store import load_results
+    from agents.bench.tuned_settings import TUNED, read_settings
+    from agents.evaluation.stats import Interval
+
+    settings = read_settings(TUNED / "tuned-v1.json")
+    loaded: dict[str, list[Any]] = {}
+
+    def runs(folder: str, name: str, task: str) -> list[float]:
+        if folder not in loaded:
+            loaded[folder] = load_results(ROOT / "docs" / folder) if (ROOT / "docs" / folder).is_dir() else []
+        return [
+            r.final.headline for r in loaded[folder]
+            if r.algorithm == name and r.task == task and r.budget_fraction == 1.0 and r.is_valid
+        ]
+
+    def shown(interval: Interval | None) -> str:
+        if interval is None:
+            return "-"
+        return f"{interval.mean:.3f} [{interval.low:.3f}, {interval.high:.3f}] ({interval.n})"
+
+    rows = []
+    for algorithm, folder in TUNED_AGAINST_DEFAULTS:
+        if algorithm not in settings.algorithms:
+            continue
+        for task in settings.algorithms[algorithm].study.tasks:
+            scores = runs(folder, algorithm, task), runs("results-tuning", f"{algorithm}-tuned-v1", task)
+            default, tuned = (Interval.of(values) if len(values) > 1 else None for values in scores)
+            if default is None and tuned is None:
+                continue
+            both = default is not None and tuned is not None
+            rows.append([
+                f"`{algorithm}`", f"`{task}`", shown(default), shown(tuned),
+                f"{tuned.mean - default.mean:+.3f}" if both else "-",
+                ("yes" if default.low <= tuned.high and tuned.low <= default.high else "no") if both else "-",
+            ])
+    header = ["algorithm", "task", "defaults: normalised [95% interval] (seeds)",
+              "tuned-v1: normalised [95% interval] (seeds)", "change", "intervals overlap"]
+    return table(header, rows).rstrip("\n") + (
+        "\n\nFinal scores on each run's own test deals (exact on `hyn-2p`), normalised (0: `random`, 1: the "
+        "reference), at the full budget; the mean over seeds with its 95% Student-t interval. Defaults: "
+        "MaskablePPO's v2 runs (`docs/results`), `fast_ppo`'s (`docs/results-fast`), the masked learners' "
+        "(`docs/results-tuning`); tuned: `trash-bench run --settings tuned-v1` (`docs/results-tuning`).\n"
+    )
+
+
 def tuned_settings(path: Path | None = None) -> str:
     """The package's tuned settings (``agents/bench/tuned/tuned-v1.json``): for each algorithm its study
     (tasks, trials, pruned, the best trial's validation score, what it cost) and the settings chosen,
@@ -1268,6 +1328,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "trainer-candidates": trainer_candidates,
     "search-spaces": search_spaces,
     "tuned-settings": tuned_settings,
+    "tuned-against-defaults": tuned_against_defaults,
     "batched-learning": batched_learning,
     "headline-speed": headline_speed,
     "training-threads": training_threads,
