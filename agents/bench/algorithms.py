@@ -131,7 +131,9 @@ reference opponent only, its reward shaped by progress in hands and layouts,
 the first tenth of the budget, :mod:`agents.training.imitation`, then fine-tuned at a tenth of the
 learning rate, returning the evaluation point's policy that scores best on validation deals); and
 ``fast_ppo`` (:mod:`agents.training.fast_ppo`: the same masked PPO written for throughput, stepping the
-batched engine's arrays through the context's counting vector env, ``step_arrays``).
+batched engine's arrays through the context's counting vector env, ``step_arrays``), with its presets
+``fast_ppo_throughput`` and ``mmd`` (:mod:`agents.training.mmd`: magnetic mirror descent); and
+``nfsp`` (:mod:`agents.training.nfsp`, two-player self-play tasks).
 """
 
 from __future__ import annotations
@@ -612,7 +614,8 @@ BUILTIN: dict[str, Callable[[], Any]] = {
     ),
     "tabular_td": lambda: _tabular_td(),
     "fast_ppo": FastPPO,
-    "fast_ppo_throughput": lambda: _fast_throughput(),
+    "fast_ppo_throughput": lambda: _fast_variant("fast_ppo_throughput"),
+    "mmd": lambda: _fast_variant("mmd"),
     "nfsp": NFSP,
     "maskable_ppo_shaped": lambda: SB3Algorithm(
         "maskable_ppo_shaped", SETTINGS["maskable_ppo"], against_reference=True, shaping=dict(SHAPING)
@@ -628,10 +631,12 @@ BUILTIN: dict[str, Callable[[], Any]] = {
 }
 
 
-def _fast_throughput() -> FastPPO:
+def _fast_variant(name: str) -> FastPPO:
+    """``fast_ppo`` with a preset's settings: ``fast_ppo_throughput`` (THROUGHPUT's), ``mmd``."""
     from agents.training.fast_ppo import throughput_overrides
+    from agents.training.mmd import mmd_overrides
 
-    return FastPPO("fast_ppo_throughput", throughput_overrides())
+    return FastPPO(name, throughput_overrides() if name == "fast_ppo_throughput" else mmd_overrides())
 
 
 def _tabular_td() -> Any:

@@ -60,6 +60,8 @@ class FastSettings:
     gae_lambda: float = 0.95
     clip: float = 0.2
     ent_coef: float = 0.0
+    kl_coef: float = 0.0  # MMD's proximal term: the new policy's KL from the rollout's (exact, legal actions)
+    anneal_lr: bool = False  # the learning rate falls linearly to 0 over the budget (CleanRL's, and MMD's)
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: tuple[int, ...] = (64, 64)  # the widths of both networks' hidden layers
@@ -78,7 +80,9 @@ class FastSettings:
         for name in ("learning_rate", "max_grad_norm"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be above 0, got {getattr(self, name)!r}")
-        for name in ("ent_coef", "vf_coef"):
+        if not isinstance(self.anneal_lr, bool):
+            raise ValueError(f"anneal_lr must be true or false, got {self.anneal_lr!r}")
+        for name in ("ent_coef", "kl_coef", "vf_coef"):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"{name} must be 0 or more, got {getattr(self, name)!r}")
         if not self.hidden or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in self.hidden):
@@ -157,15 +161,21 @@ def _networks(observation_size: int, num_actions: int, hidden: tuple[int, ...]) 
 THROUGHPUT = FastSettings(n_envs=1024, n_steps=16, epochs=2, minibatch=4096)
 
 
-def throughput_overrides() -> dict[str, Any]:
-    """:data:`THROUGHPUT`'s settings where they differ from the defaults (the ``fast_ppo_throughput``
-    built-in): many games in lockstep, large minibatches, few epochs."""
+def overrides_of(preset: FastSettings) -> dict[str, Any]:
+    """``preset``'s settings where they differ from the defaults (what a built-in over this trainer
+    passes, e.g. ``fast_ppo_throughput``, ``mmd``)."""
     default = FastSettings()
     return {
-        f.name: getattr(THROUGHPUT, f.name)
-        for f in dataclasses.fields(THROUGHPUT)
-        if getattr(THROUGHPUT, f.name) != getattr(default, f.name)
+        f.name: getattr(preset, f.name)
+        for f in dataclasses.fields(preset)
+        if getattr(preset, f.name) != getattr(default, f.name)
     }
+
+
+def throughput_overrides() -> dict[str, Any]:
+    """:data:`THROUGHPUT`'s overrides (the ``fast_ppo_throughput`` built-in): many games in lockstep,
+    large minibatches, few epochs."""
+    return overrides_of(THROUGHPUT)
 
 
 MASKED = -1e8  # the logit of an illegal action: no probability, and no NaN in the softmax
@@ -230,6 +240,7 @@ def train_fast(
     buffer_masks = torch.zeros((steps, n, num_actions), dtype=torch.bool)
     buffer_actions = torch.zeros((steps, n), dtype=torch.int64)
     buffer_logp = torch.zeros((steps, n))
+    buffer_all_logp = torch.zeros((steps, n, num_actions) if settings.kl_coef else (0,))  # MMD's proximal term
     values = np.zeros((steps, n), np.float32)
     rewards = np.zeros((steps, n), np.float32)
     dones = np.zeros((steps, n), np.float32)
@@ -267,10 +278,13 @@ def train_fast(
                 logits = logits.masked_fill(~current_masks, MASKED)
                 noise = -torch.log(-torch.log(torch.rand(logits.shape, generator=generator).clamp_min(1e-20)))
                 actions = (logits + noise).argmax(dim=1)  # a draw from the masked categorical (Gumbel-max)
-                logp = torch.log_softmax(logits, dim=1).gather(1, actions[:, None]).squeeze(1)
+                all_logp = torch.log_softmax(logits, dim=1)
+                logp = all_logp.gather(1, actions[:, None]).squeeze(1)
             buffer_obs[t] = current
             buffer_masks[t] = current_masks
             buffer_actions[t], buffer_logp[t] = actions, logp
+            if settings.kl_coef:
+                buffer_all_logp[t] = all_logp
             values[t] = value.numpy()
             timing.forward += time.perf_counter() - mark
             mark = time.perf_counter()
@@ -293,6 +307,8 @@ def train_fast(
         advantages, returns = gae(
             rewards[:length], values[:length], dones[:length], last_values, settings.gamma, settings.gae_lambda
         )
+        if settings.anneal_lr:  # as CleanRL: this update's rate is the share of the budget still to come
+            optimizer.param_groups[0]["lr"] = settings.learning_rate * max(0.0, 1.0 - (taken - n * length) / budget)
         _update(
             net,
             optimizer,
@@ -304,6 +320,7 @@ def train_fast(
             buffer_logp[:length],
             torch.as_tensor(advantages),
             torch.as_tensor(returns),
+            buffer_all_logp[:length] if settings.kl_coef else None,
         )
         timing.update += time.perf_counter() - mark
         timing.timesteps = taken
@@ -327,22 +344,26 @@ def _update(
     old_logp: Any,
     advantages: Any,
     returns: Any,
+    old_all_logp: Any = None,
 ) -> None:
-    """``settings.epochs`` passes of clipped PPO over the rollout, in shuffled minibatches."""
+    """``settings.epochs`` passes of clipped PPO over the rollout, in shuffled minibatches; with
+    ``settings.kl_coef``, MMD's proximal term over ``old_all_logp`` (the rollout policy's log-probabilities
+    of every action, [T, N, A])."""
     import torch
 
     total = obs.shape[0] * obs.shape[1]
     obs, masks = obs.reshape(total, -1), masks.reshape(total, -1)
     actions, old_logp = actions.reshape(total), old_logp.reshape(total)
     advantages, returns = advantages.reshape(total).float(), returns.reshape(total).float()
+    old_all = old_all_logp.reshape(total, -1) if old_all_logp is not None else torch.zeros((total, 0))
     size = min(settings.minibatch, total)
     illegal = ~masks
     for _ in range(settings.epochs):
         order = torch.randperm(total, generator=generator)  # one gather per epoch, then contiguous slices
-        shuffled = (obs[order], illegal[order], actions[order], old_logp[order], advantages[order], returns[order])
+        shuffled = tuple(array[order] for array in (obs, illegal, actions, old_logp, advantages, returns, old_all))
         for start in range(0, total - size + 1, size):
             part = slice(start, start + size)
-            obs_b, illegal_b, actions_b, old_b, advantage, returns_b = (array[part] for array in shuffled)
+            obs_b, illegal_b, actions_b, old_b, advantage, returns_b, old_all_b = (array[part] for array in shuffled)
             logits, value = net(obs_b)
             log_probs = torch.log_softmax(logits.masked_fill(illegal_b, MASKED), dim=1)
             logp = log_probs.gather(1, actions_b[:, None]).squeeze(1)
@@ -356,6 +377,9 @@ def _update(
             if settings.ent_coef:
                 entropy = -(log_probs.exp() * log_probs.masked_fill(illegal_b, 0.0)).sum(dim=1).mean()
                 loss = loss - settings.ent_coef * entropy
+            if settings.kl_coef:  # KL(new || rollout's), exactly, over the legal actions
+                gap = (log_probs - old_all_b).masked_fill(illegal_b, 0.0)
+                loss = loss + settings.kl_coef * (log_probs.exp() * gap).sum(dim=1).mean()
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), settings.max_grad_norm)
