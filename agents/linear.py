@@ -54,9 +54,13 @@ def _positive_int(value: Any) -> bool:
 class LinearAgent(Agent):
     """The policy ``weights``/``biases`` (one pair per layer; one pair: linear) of a game, playing the
     legal action of highest logit (deterministic). ``config``: the rules it was trained for, checked
-    by :meth:`check_config` (without it only the game and the observation size are)."""
+    by :meth:`check_config` (without it only the game and the observation size are). ``sample``: play
+    a draw from the softmax of the legal actions' logits instead, with each game's generator or, where a
+    game has none, the agent's own (seeded by ``seed``): a self-play trainer's opponent playing a mixed
+    strategy. Not saved: a loaded policy plays greedily."""
 
     batchable = True
+    sample = False  # (a loaded policy, made without __init__, plays greedily)
 
     def __init__(
         self,
@@ -66,6 +70,8 @@ class LinearAgent(Agent):
         activation: str = "tanh",
         config: Any = None,
         name: str = "linear",
+        sample: bool = False,
+        seed: int = 0,
     ) -> None:
         if isinstance(weights, np.ndarray):
             weights = [weights]
@@ -79,6 +85,7 @@ class LinearAgent(Agent):
         self.weights = [np.array(w, dtype=np.float64) for w in weights]
         self.biases = [np.array(b, dtype=np.float64) for b in biases]
         self.activation, self.config, self.name, self.games = activation, config, name, (self.game.name,)
+        self.sample, self._generator = bool(sample), np.random.default_rng(seed)
         self._check_shapes("LinearAgent")
 
     def _check_shapes(self, source: str) -> None:
@@ -132,8 +139,13 @@ class LinearAgent(Agent):
         return x @ self.weights[-1] + self.biases[-1]
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray, rngs: Sequence[Any]) -> np.ndarray:
-        """For each row the legal action (mask > 0) of highest logit; ties to the lowest action."""
-        return np.where(np.asarray(masks) > 0, self.logits_batch(observations), -np.inf).argmax(axis=1)
+        """For each row the legal action (mask > 0) of highest logit, ties to the lowest action; with
+        ``sample``, a draw from the softmax over the legal actions (Gumbel-max: an illegal action's
+        logit stays minus infinity), with the row's generator or the agent's own."""
+        logits = np.where(np.asarray(masks) > 0, self.logits_batch(observations), -np.inf)
+        if self.sample:
+            logits = logits + np.stack([(rng or self._generator).gumbel(size=logits.shape[1]) for rng in rngs])
+        return logits.argmax(axis=1)
 
     def act(self, view: SeatView, rng: np.random.Generator) -> int:
         return int(self.act_batch(view.observation[None], view.action_mask[None], [rng])[0])

@@ -67,6 +67,7 @@ class FastSettings:
     hidden: tuple[int, ...] = (64, 64)  # the widths of both networks' hidden layers
     snapshot_every: int = 20_000  # self-play: timesteps between frozen snapshots of the learner
     pool_size: int = 4  # self-play: the snapshots kept as opponents
+    sample_snapshots: bool = False  # self-play: snapshots play draws from their policy, not its best action
 
     def check(self) -> FastSettings:
         """These settings, or a ValueError naming the first out of its range."""
@@ -80,8 +81,9 @@ class FastSettings:
         for name in ("learning_rate", "max_grad_norm"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be above 0, got {getattr(self, name)!r}")
-        if not isinstance(self.anneal_lr, bool):
-            raise ValueError(f"anneal_lr must be true or false, got {self.anneal_lr!r}")
+        for name in ("anneal_lr", "sample_snapshots"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
         for name in ("ent_coef", "kl_coef", "vf_coef"):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"{name} must be 0 or more, got {getattr(self, name)!r}")
@@ -181,12 +183,15 @@ def throughput_overrides() -> dict[str, Any]:
 MASKED = -1e8  # the logit of an illegal action: no probability, and no NaN in the softmax
 
 
-def as_linear_agent(net: Any, game: str, config: Any, name: str = "fast_ppo") -> LinearAgent:
-    """The policy network as a :class:`~agents.linear.LinearAgent` (the same logits, in NumPy)."""
+def as_linear_agent(
+    net: Any, game: str, config: Any, name: str = "fast_ppo", sample: bool = False, seed: int = 0
+) -> LinearAgent:
+    """The policy network as a :class:`~agents.linear.LinearAgent` (the same logits, in NumPy;
+    ``sample``: it plays draws from them with a generator seeded by ``seed``)."""
     layers = [module for module in net.policy if hasattr(module, "weight")]
     weights = [layer.weight.detach().cpu().numpy().T.copy() for layer in layers]
     biases = [layer.bias.detach().cpu().numpy().copy() for layer in layers]
-    return LinearAgent(weights, biases, game, activation="tanh", config=config, name=name)
+    return LinearAgent(weights, biases, game, activation="tanh", config=config, name=name, sample=sample, seed=seed)
 
 
 @dataclass
@@ -217,6 +222,7 @@ def train_fast(
     counted: Callable[[], int] | None = None,
     beside: tuple[Any, ...] = (),
     should_stop: Callable[[], bool] | None = None,
+    policy_of: Callable[..., Any] | None = None,
 ) -> tuple[LinearAgent, Timing]:
     """Train on ``venv`` (a vector env over a batched engine with ``step_arrays`` and
     ``action_masks``, ``settings.n_envs`` games) for ``budget`` learner timesteps; returns the policy
@@ -224,7 +230,9 @@ def train_fast(
     called, as soon as that many have been taken (``counted``: the count, default this trainer's own).
     ``self_play``: the opponents are frozen snapshots of the learner, every ``snapshot_every``
     timesteps, the last ``pool_size`` kept (the first: the untrained policy), ``beside`` the opponents
-    kept with them (baseline names). ``should_stop``: asked after each rollout (Ctrl-C: stop there)."""
+    kept with them (baseline names). ``should_stop``: asked after each rollout (Ctrl-C: stop there).
+    ``policy_of(net, name, sample=False, seed=0)``: a network as a policy (default: a
+    :class:`~agents.linear.LinearAgent` of ``game``; another game's harness passes its own)."""
     import torch
 
     settings = settings.check()
@@ -250,15 +258,16 @@ def train_fast(
     pending = sorted(points)
     pool: list[LinearAgent] = []
     last_snapshot = 0
+    make = policy_of or (lambda net, name, **how: as_linear_agent(net, game, config, name, **how))
 
     def report() -> None:
         while pending and count() >= pending[0]:
             pending.pop(0)
             if checkpoint is not None:
-                checkpoint(min(count(), max(points)), as_linear_agent(net, game, config))
+                checkpoint(min(count(), max(points)), make(net, "fast_ppo"))
 
     def snapshot() -> None:
-        pool.append(as_linear_agent(net, game, config, name=f"snapshot_{taken}"))
+        pool.append(make(net, f"snapshot_{taken}", sample=settings.sample_snapshots, seed=seed + taken))
         del pool[: -settings.pool_size]
         venv.set_opponents([*beside, *pool])
 
@@ -330,7 +339,7 @@ def train_fast(
         if self_play and taken - last_snapshot >= settings.snapshot_every and taken < budget:
             last_snapshot = taken
             snapshot()
-    return as_linear_agent(net, game, config), timing
+    return make(net, "fast_ppo"), timing
 
 
 def _update(

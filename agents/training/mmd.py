@@ -15,10 +15,10 @@ over the legal actions (the benchmark samples it: ``ratio * log ratio - (ratio -
 The settings (:data:`MMD`) are the IIG-RL-Benchmark's defaults for MMD (its ``ppo.yaml`` and
 ``mmd.yaml``: entropy 0.05, KL 0.05, clip 0.1, 4 epochs over 4 minibatches, learning rate 2.5e-4
 annealed) on this trainer's rollouts (64 games x 32 steps). Self-play: the opponent seat plays the
-learner as of the last rollout (a snapshot after each rollout, one kept), so the learner plays itself
-as the benchmark's does, one rollout behind. Trained by :func:`agents.training.fast_ppo.train_fast`;
-the policy returned is its last iterate, read greedily (the legal action of highest logit) as every
-:class:`~agents.linear.LinearAgent`.
+learner as of the last rollout (a snapshot after each rollout, one kept, drawing its actions from its
+policy), so the learner plays itself as the benchmark's does, one rollout behind. Trained by
+:func:`agents.training.fast_ppo.train_fast`; the policy returned is its last iterate, read greedily
+(the legal action of highest logit) as every :class:`~agents.linear.LinearAgent`.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ MMD = FastSettings(
     anneal_lr=True,
     snapshot_every=ROLLOUT,
     pool_size=1,
+    sample_snapshots=True,
 )
 
 

@@ -12,10 +12,11 @@ Two networks read the learner's observation:
 
 At each game's start the learner plays its best response with probability ``anticipatory`` (eta),
 else its average policy. Its opponent plays frozen snapshots of the same mixture, refreshed every
-``snapshot_every`` timesteps: the average policy, and the best response (greedy) an eta share of the
-games. What NFSP returns is the average policy, as in the paper and OpenSpiel's implementation
-(``open_spiel/python/pytorch/nfsp.py``), whose defaults :class:`NFSPSettings` follows where they
-apply (its Kuhn poker example: 128 hidden units, reservoir sampling, learning every 64 steps).
+``snapshot_every`` timesteps: the average policy (sampled: a mixed strategy, as NFSP's), and the best
+response (greedy) an eta share of the games. What NFSP returns is the average policy, as in the
+paper and OpenSpiel's implementation (``open_spiel/python/pytorch/nfsp.py``), whose defaults
+:class:`NFSPSettings` follows where they apply (its Kuhn poker example: 128 hidden units, reservoir
+sampling, learning every 64 steps).
 """
 
 from __future__ import annotations
@@ -121,12 +122,6 @@ class Reservoir(Ring):
                 self.arrays[name][slot] = values[row]
 
 
-def greedy_agent(q_net: Any, game: str, config: Any, name: str) -> LinearAgent:
-    """The best response's greedy play as an agent (its Q-values are the logits: argmax over the legal)."""
-    holder = type("Holder", (), {"policy": q_net})()
-    return as_linear_agent(holder, game, config, name=name)
-
-
 def train_nfsp(
     venv: Any,
     budget: int,
@@ -137,11 +132,12 @@ def train_nfsp(
     points: tuple[int, ...] = (),
     checkpoint: Callable[[int, LinearAgent], None] | None = None,
     counted: Callable[[], int] | None = None,
+    policy_of: Callable[..., Any] | None = None,
 ) -> LinearAgent:
     """Train on ``venv`` (a two-player self-play vector env over a batched engine, with ``step_arrays``,
     ``action_masks`` and ``set_opponents``) for ``budget`` learner timesteps; returns the average
     policy. ``points`` and ``checkpoint`` as :func:`agents.training.fast_ppo.train_fast` (the average
-    policy at each point)."""
+    policy at each point); ``policy_of`` as there (how a network becomes a policy)."""
     import torch
 
     settings = settings.check()
@@ -177,8 +173,10 @@ def train_nfsp(
     count = counted or (lambda: taken)
     pending = sorted(points)
 
-    def policy() -> LinearAgent:
-        return as_linear_agent(type("Holder", (), {"policy": average})(), game, config, name="nfsp")
+    make = policy_of or (lambda net, name, **how: as_linear_agent(net, game, config, name, **how))
+
+    def policy(**how: Any) -> LinearAgent:
+        return make(type("Holder", (), {"policy": average})(), "nfsp", **how)
 
     def report() -> None:
         while pending and count() >= pending[0]:
@@ -188,8 +186,8 @@ def train_nfsp(
 
     def snapshot() -> None:
         shares = max(1, round(1 / settings.anticipatory) - 1) if settings.anticipatory > 0 else 1
-        mixture = [policy()] * shares + (
-            [greedy_agent(q_net, game, config, "nfsp_br")] if settings.anticipatory else []
+        mixture = [policy(sample=True, seed=seed + taken)] * shares + (
+            [make(type("Holder", (), {"policy": q_net})(), "nfsp_br")] if settings.anticipatory else []
         )
         venv.set_opponents(mixture)
 

@@ -254,3 +254,29 @@ def test_the_reinforce_example_returns_a_linear_agent_counted_by_the_context(tmp
     observations = np.random.default_rng(0).random((10, 67))
     masks = np.ones((10, 12), np.int8)
     assert np.array_equal(loaded.act_batch(observations, masks, []), policy.act_batch(observations, masks, []))
+
+
+def test_a_sampling_policy_draws_from_the_softmax_of_the_legal_actions() -> None:
+    """``sample=True`` (a self-play trainer's mixed-strategy opponent): draws follow the softmax over the
+    legal actions, never an illegal one, and repeat with the seed; the greedy policy is unchanged."""
+    game = get_game("help_your_neighbor")
+    config = game.make_config(num_players=2)
+    size, actions = game.make_observer(config).size, game.num_actions
+    bias = np.zeros(actions)
+    bias[:3] = [1.0, 0.0, 5.0]  # action 2 has the highest logit, but it is illegal below
+    masks = np.zeros((4000, actions), np.int8)
+    masks[:, :2] = 1
+    observations = np.zeros((4000, size))
+
+    def draws(seed: int) -> np.ndarray:
+        agent = LinearAgent(np.zeros((size, actions)), bias, game.name, sample=True, seed=seed)
+        return agent.act_batch(observations, masks, [None] * len(masks))
+
+    chosen = draws(1)
+    assert set(np.unique(chosen)) == {0, 1}
+    share = float(np.mean(chosen == 0))
+    expected = np.e / (np.e + 1.0)
+    assert abs(share - expected) < 4 * np.sqrt(expected * (1 - expected) / len(chosen))
+    assert np.array_equal(chosen, draws(1)) and not np.array_equal(chosen, draws(2))
+    greedy = LinearAgent(np.zeros((size, actions)), bias, game.name)
+    assert set(greedy.act_batch(observations, masks, [None] * len(masks))) == {0}
