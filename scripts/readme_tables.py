@@ -624,6 +624,43 @@ def fast_ppo_sooner() -> str:
     )
 
 
+def multiagent_poker() -> str:
+    """The multi-agent learners on Kuhn poker beside OpenSpiel's NFSP (``scripts/multiagent_poker.py``,
+    ``docs/multiagent/kuhn.json``): exact exploitability at a middle checkpoint and at the end, mean and
+    range over seeds, the greedy read-off's, and the training time."""
+    import statistics
+
+    path = ROOT / "docs" / "multiagent" / "kuhn.json"
+    if not path.is_file():
+        return "(no runs yet: `python scripts/multiagent_poker.py --json docs/multiagent/kuhn.json`)\n"
+    data = _load("multiagent/kuhn.json")["figures"]
+    labels = {"openspiel_nfsp": "OpenSpiel's NFSP (its Kuhn example)", "nfsp": "`nfsp`", "mmd": "`mmd`"}
+
+    def spread(values: list[float]) -> str:
+        return f"{statistics.mean(values):.3f} [{min(values):.3f}, {max(values):.3f}]"
+
+    middle = data["points"][len(data["points"]) // 2]
+    rows = []
+    for method, runs in data["runs"].items():
+        at_middle = [next(p for p in run if p["decisions"] >= middle)["exploitability"] for run in runs]
+        finals = [run[-1] for run in runs]
+        rows.append([
+            labels.get(method, f"`{method}`"), str(len(runs)), spread(at_middle),
+            spread([p["exploitability"] for p in finals]),
+            spread([p["greedy"] for p in finals]) if all("greedy" in p for p in finals) else "-",
+            f"{statistics.mean(p['seconds'] for p in finals):.0f} s",
+        ])
+    header = ["learner", "seeds", f"exploitability at {middle:,} decisions", f"at {data['decisions']:,}",
+              "read greedily", "training time"]
+    return table(header, rows).rstrip("\n") + (
+        f"\n\n`{data['game']}`, OpenSpiel's exact exploitability (the mean over the two seats of a best "
+        "response's gain; the uniform policy's is 0.458), mean [range] over seeds. Decisions: those a learner "
+        "trained on (ours: its own seat's; OpenSpiel's two agents: both seats'). Read greedily: all weight on "
+        "the legal action of highest logit, as the package keeps its policies. Training time excludes the "
+        "scoring, one torch thread, beside other runs.\n"
+    )
+
+
 def trainer_candidates() -> str:
     """The candidates for a fast masked PPO on the same engine arrays (``benchmarks/trainer_candidates.py``,
     ``docs/speed/candidates.json``), in timesteps per second at each settings."""
@@ -1329,6 +1366,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "search-spaces": search_spaces,
     "tuned-settings": tuned_settings,
     "tuned-against-defaults": tuned_against_defaults,
+    "multiagent-poker": multiagent_poker,
     "batched-learning": batched_learning,
     "headline-speed": headline_speed,
     "training-threads": training_threads,
