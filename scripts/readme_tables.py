@@ -747,31 +747,35 @@ def tuned_against_defaults() -> str:
 
 
 def tuned_settings(path: Path | None = None) -> str:
-    """The package's tuned settings (``agents/bench/tuned/tuned-v1.json``): for each algorithm its study
-    (tasks, trials, pruned, the best trial's validation score, what it cost) and the settings chosen,
-    the most important first (PED-ANOVA)."""
+    """The package's tuned settings (``agents/bench/tuned/tuned-v1.json``): each algorithm's study
+    (trials, pruned, the best trial's validation score, what it cost), then the settings chosen, one row
+    each, the most important first (PED-ANOVA)."""
     from agents.bench.tuned_settings import TUNED, read_settings
 
     data = read_settings(path or TUNED / "tuned-v1.json")
-    rows = []
+    studies, settings = [], []
     for algorithm, tuned in data.algorithms.items():
         study = tuned.study
-        order = sorted(tuned.values, key=lambda name: -study.importance.get(name, 0.0))
-        chosen = "; ".join(
-            f"`{name}` {_setting(tuned.values[name])}"
-            + (f" ({study.importance[name]:.2f})" if name in study.importance else "")
-            for name in order
-        )
-        rows.append([
+        studies.append([
             f"`{algorithm}`",
             f"{study.trials} ({study.pruned} pruned)",
             f"{study.best_value:.3f} (trial {study.best_trial})",
             f"{study.seconds / 3600:.1f} h, {study.timesteps / 1e6:.1f}M timesteps",
-            chosen,
         ])
+        for name in sorted(tuned.values, key=lambda name: -study.importance.get(name, 0.0)):
+            importance = study.importance.get(name)
+            settings.append([
+                f"`{algorithm}`", f"`{name}`", _setting(tuned.values[name]),
+                f"{importance:.2f}" if importance is not None else "-",
+            ])
     tasks = {", ".join(f"`{task}`" for task in tuned.study.tasks) for tuned in data.algorithms.values()}
-    header = ["algorithm", "trials", "best: mean normalised on validation deals", "cost", "settings (importance)"]
-    return table(header, rows).rstrip("\n") + f"\n\nSettings `{data.name}`, tuned on {' / '.join(sorted(tasks))}.\n"
+    header = ["algorithm", "trials", "best: mean normalised on validation deals", "cost"]
+    return (
+        table(header, studies).rstrip("\n")
+        + "\n\n"
+        + table(["algorithm", "setting", "tuned value", "importance"], settings).rstrip("\n")
+        + f"\n\nSettings `{data.name}`, tuned on {' / '.join(sorted(tasks))}.\n"
+    )
 
 
 def _setting(value: Any) -> str:

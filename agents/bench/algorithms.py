@@ -133,7 +133,7 @@ learning rate, returning the evaluation point's policy that scores best on valid
 ``fast_ppo`` (:mod:`agents.training.fast_ppo`: the same masked PPO written for throughput, stepping the
 batched engine's arrays through the context's counting vector env, ``step_arrays``), with its presets
 ``fast_ppo_throughput`` and ``mmd`` (:mod:`agents.training.mmd`: magnetic mirror descent); and
-``nfsp`` (:mod:`agents.training.nfsp`, two-player self-play tasks).
+``nfsp`` and ``psro`` (:mod:`agents.bench.self_play`: two-player self-play tasks).
 """
 
 from __future__ import annotations
@@ -150,6 +150,7 @@ import gymnasium
 import numpy as np
 
 from agents.base import Agent, SeatView
+from agents.bench.self_play import NFSP, PSRO, run_of, stand_in
 from agents.bench.settings import ON_POLICY, SELF_PLAY_SETTINGS, SETTINGS, UPDATES_AT_LEAST
 from agents.bench.tasks import MIN_POINT_DEALS, Task
 from agents.registry import make_agent
@@ -544,29 +545,6 @@ class PointCallback:
         return _Points()
 
 
-def _run_of(context: TaskContext, checkpoint: Checkpoint) -> dict[str, Any]:
-    """What the batched trainers (``fast_ppo``, ``nfsp``) take of a run: its budget, game, rules and
-    seed, the checkpoints at its points, and the context's count of the learner's timesteps."""
-    return {
-        "budget": context.budget,
-        "game": context.task.game,
-        "config": context.config,
-        "seed": context.seed,
-        "points": tuple(context.eval_points),
-        "checkpoint": checkpoint,
-        "counted": lambda: context.counted_steps,
-    }
-
-
-def stand_in(context: TaskContext) -> Agent:
-    """A self-play trainer's first opponent, until it seats its first snapshot: a policy of zeros."""
-    from agents.linear import LinearAgent
-
-    game = get_game(context.task.game)
-    size, actions = game.make_observer(context.config).size, game.num_actions
-    return LinearAgent(np.zeros((size, actions)), np.zeros(actions), context.task.game)
-
-
 @dataclass
 class FastPPO:
     """``fast_ppo``: :mod:`agents.training.fast_ppo`'s masked PPO on the task's batched engine, through
@@ -584,27 +562,8 @@ class FastPPO:
         settings = FastSettings(**given).fitted(context.budget)
         opponents = [stand_in(context)] if task.self_play else None
         venv = context.vec_env(settings.n_envs, opponents=opponents, batched=True)
-        policy, _ = train_fast(venv, settings=settings, self_play=task.self_play, **_run_of(context, checkpoint))
+        policy, _ = train_fast(venv, settings=settings, self_play=task.self_play, **run_of(context, checkpoint))
         return policy
-
-
-@dataclass
-class NFSP:
-    """``nfsp``: Neural Fictitious Self-Play (:mod:`agents.training.nfsp`) on the task's batched engine,
-    two-player self-play tasks only: the opponent seat plays snapshots of the learner's own mixture; the
-    policy returned and checkpointed is the average policy."""
-
-    name: str = "nfsp"
-
-    def train(self, context: TaskContext, checkpoint: Checkpoint) -> Policy:
-        from agents.training.nfsp import NFSPSettings, fitted, train_nfsp
-
-        task = context.task
-        if not task.self_play or task.num_players != 2:
-            raise ValueError(f"nfsp learns by self-play in two-player games: {task.name} is not such a task")
-        settings = fitted(NFSPSettings(), context.budget)
-        venv = context.vec_env(settings.n_envs, opponents=[stand_in(context)], batched=True)
-        return train_nfsp(venv, settings=settings, **_run_of(context, checkpoint))
 
 
 BUILTIN: dict[str, Callable[[], Any]] = {
@@ -617,6 +576,7 @@ BUILTIN: dict[str, Callable[[], Any]] = {
     "fast_ppo_throughput": lambda: _fast_variant("fast_ppo_throughput"),
     "mmd": lambda: _fast_variant("mmd"),
     "nfsp": NFSP,
+    "psro": PSRO,
     "maskable_ppo_shaped": lambda: SB3Algorithm(
         "maskable_ppo_shaped", SETTINGS["maskable_ppo"], against_reference=True, shaping=dict(SHAPING)
     ),
