@@ -10,6 +10,7 @@ its policies). Writes a JSON file, whose table ``scripts/readme_tables.py`` puts
 
     python scripts/multiagent_poker.py --game kuhn_poker --decisions 200000 --seeds 3 \\
         --json docs/multiagent/kuhn.json
+    python scripts/multiagent_poker.py --plot docs/multiagent/kuhn.json docs/multiagent/kuhn.png
 """
 
 from __future__ import annotations
@@ -110,8 +111,39 @@ def openspiel_nfsp(game: str, decisions: int, seed: int, points: list[int]) -> l
     return curve
 
 
+def plot(source: Path, target: Path) -> None:
+    """Each learner's exploitability against the decisions it trained on, log-log: the mean over seeds
+    and each seed faintly; ours read both ways."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    data = json.loads(source.read_text())["figures"]
+    figure, axes = plt.subplots(figsize=(7, 4.2))
+    for (method, runs), colour in zip(data["runs"].items(), ("tab:gray", "tab:blue", "tab:orange", "tab:green")):
+        readings = [("exploitability", "-", "")]
+        if "greedy" in runs[0][0]:
+            readings.append(("greedy", ":", ", read greedily"))
+        for key, style, label in readings:
+            x = [p["decisions"] for p in runs[0][1:]]  # (the untrained start has no place on a log scale)
+            values = np.array([[p[key] for p in run[1:]] for run in runs])
+            axes.plot(x, values.mean(axis=0), style, color=colour, label=f"{method}{label}")
+            for run in values:
+                axes.plot(x, run, style, color=colour, alpha=0.2, linewidth=0.8)
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlabel("decisions trained on")
+    axes.set_ylabel("exact exploitability")
+    axes.set_title(f"{data['game']}: {len(next(iter(data['runs'].values())))} seeds each")
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(target, dpi=110)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--plot", nargs=2, type=Path, metavar=("JSON", "PNG"), help="only draw a figure of a run")
     parser.add_argument("--game", default="kuhn_poker")
     parser.add_argument("--decisions", type=int, default=200_000)
     parser.add_argument("--seeds", type=int, default=3)
@@ -119,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--methods", nargs="+", default=["openspiel_nfsp", "nfsp", "mmd"])
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
+    if args.plot:
+        plot(*args.plot)
+        return 0
     import torch
 
     torch.set_num_threads(1)
