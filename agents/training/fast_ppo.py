@@ -194,6 +194,23 @@ def as_linear_agent(
     return LinearAgent(weights, biases, game, activation="tanh", config=config, name=name, sample=sample, seed=seed)
 
 
+class Checkpoints:
+    """The protocol's checkpoints for a trainer: each of ``points`` is reported once, as soon as
+    ``count()`` reaches it, with the policy ``policy()`` makes then (asked only when a point is due),
+    at ``min(count, the last point)`` timesteps."""
+
+    def __init__(
+        self, points: tuple[int, ...], checkpoint: Callable[[int, Any], None] | None, count: Callable[[], int]
+    ) -> None:
+        self.pending, self.last, self.checkpoint, self.count = sorted(points), max(points, default=0), checkpoint, count
+
+    def report(self, policy: Callable[[], Any]) -> None:
+        while self.pending and self.count() >= self.pending[0]:
+            self.pending.pop(0)
+            if self.checkpoint is not None:
+                self.checkpoint(min(self.count(), self.last), policy())
+
+
 @dataclass
 class Timing:
     """Where a run's time went, in seconds: stepping the env (engine and opponents), the rollout's
@@ -255,16 +272,14 @@ def train_fast(
     timing = Timing()
     taken = 0
     count = counted or (lambda: taken)
-    pending = sorted(points)
     pool: list[LinearAgent] = []
     last_snapshot = 0
     make = policy_of or (lambda net, name, **how: as_linear_agent(net, game, config, name, **how))
 
+    checkpoints = Checkpoints(points, checkpoint, count)
+
     def report() -> None:
-        while pending and count() >= pending[0]:
-            pending.pop(0)
-            if checkpoint is not None:
-                checkpoint(min(count(), max(points)), make(net, "fast_ppo"))
+        checkpoints.report(lambda: make(net, "fast_ppo"))
 
     def snapshot() -> None:
         pool.append(make(net, f"snapshot_{taken}", sample=settings.sample_snapshots, seed=seed + taken))

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from agents.linear import LinearAgent
-from agents.training.fast_ppo import MASKED, _networks, as_linear_agent
+from agents.training.fast_ppo import MASKED, Checkpoints, _networks, as_linear_agent
 
 
 @dataclass(frozen=True)
@@ -171,18 +171,16 @@ def train_nfsp(
     )
     taken, gradient_steps, since_learn, last_snapshot = 0, 0, 0, 0
     count = counted or (lambda: taken)
-    pending = sorted(points)
 
     make = policy_of or (lambda net, name, **how: as_linear_agent(net, game, config, name, **how))
 
     def policy(**how: Any) -> LinearAgent:
         return make(type("Holder", (), {"policy": average})(), "nfsp", **how)
 
+    checkpoints = Checkpoints(points, checkpoint, count)
+
     def report() -> None:
-        while pending and count() >= pending[0]:
-            pending.pop(0)
-            if checkpoint is not None:
-                checkpoint(min(count(), max(points)), policy())
+        checkpoints.report(policy)
 
     def snapshot() -> None:
         shares = max(1, round(1 / settings.anticipatory) - 1) if settings.anticipatory > 0 else 1

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from agents.linear import LinearAgent
-from agents.training.fast_ppo import MASKED, FastSettings, _networks, as_linear_agent, train_fast
+from agents.training.fast_ppo import MASKED, Checkpoints, FastSettings, _networks, as_linear_agent, train_fast
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,6 @@ def train_psro(
     size, num_actions = observations.shape[1], venv.action_masks().shape[1]
     own = {"steps": 0}
     count = counted or (lambda: own["steps"])
-    remaining = sorted(points)
     uniform = first or LinearAgent(np.zeros((size, num_actions)), np.zeros(num_actions), game, config=config,
                                    name="uniform", sample=True, seed=seed)
     population: list[Any] = [uniform]
@@ -139,11 +138,10 @@ def train_psro(
     weights = np.ones(1)
     current: Any = uniform
 
+    checkpoints = Checkpoints(points, checkpoint, count)
+
     def report(policy: Any) -> None:
-        while remaining and count() >= remaining[0]:
-            remaining.pop(0)
-            if checkpoint is not None:
-                checkpoint(min(count(), max(points)), policy)
+        checkpoints.report(lambda: policy)
 
     def counting(step: Callable[..., Any]) -> Callable[..., Any]:
         def stepped(actions: np.ndarray) -> Any:
