@@ -50,6 +50,13 @@ def set_solver_threads(count: int | None) -> None:
     _SOLVER_THREADS = count
 
 
+def solver_threads() -> Any:
+    """A context in which the solver's sweeps run on :func:`set_solver_threads`'s threads."""
+    from agents.processes import numba_threads
+
+    return numba_threads(_SOLVER_THREADS)
+
+
 def applies(task: Task, agent: Any) -> bool:
     """Whether ``agent`` is scored exactly on ``task``: an exact task and an agent that decides in batches."""
     return task.exact and isinstance(agent, Agent) and bool(getattr(agent, "batchable", False))
@@ -77,9 +84,8 @@ def tables_of(agent: Agent) -> Any:
 def exact_score(tables: Any, opponent: str, tolerance: float = EXACT_TOLERANCE) -> float:
     """The exact score difference per deal of the policy with ``tables`` against the baseline ``opponent``."""
     from agents.evaluation.exact import exact_pair
-    from agents.processes import numba_threads
 
-    with numba_threads(_SOLVER_THREADS):
+    with solver_threads():
         pair = exact_pair(("policy", tables), (opponent, baseline_tables(opponent)), tolerance)
     return pair.score_difference
 

@@ -98,6 +98,18 @@ class ExactScore:
     anchors: Anchors
 
 
+@with_config(FILE_CONFIG)
+@dataclass(frozen=True)
+class ExploitabilityScore:
+    """A policy's exact exploitability (:mod:`agents.bench.exploitability_scores`, the tasks that have
+    it): what a best response wins against it per deal (0 .. 2, lower is better), normalised with
+    ``random``'s on the same task (``1 - per_deal / random``: 0 is ``random``, 1 unexploitable)."""
+
+    per_deal: Figure
+    normalized: Figure
+    random: Figure
+
+
 class _Headlined:
     """A score with its ``normalized`` (sampled) and, on a run scored exactly, its ``exact``."""
 
@@ -123,6 +135,7 @@ class CurvePoint(_Headlined):
     high: Figure
     normalized: Figure
     exact: ExactScore | None = None
+    exploitability: ExploitabilityScore | None = None
 
 
 @with_config(FILE_CONFIG)
@@ -139,6 +152,7 @@ class FinalEvaluation(_Headlined):
     seed: Count | None = None
     anchors: Anchors | None = None
     exact: ExactScore | None = None
+    exploitability: ExploitabilityScore | None = None
 
 
 @with_config(FILE_CONFIG)
@@ -265,8 +279,9 @@ class Result:
         """The result as the JSON object of its file (a format-1 file without format 2's fields)."""
         data = dataclasses.asdict(self)
         for point in [*data["curve"], data["final"], *(data["heldout"] or ())]:
-            if point.get("exact", 0) is None:
-                del point["exact"]
+            for name in ("exact", "exploitability"):
+                if point.get(name, 0) is None:
+                    del point[name]
         for name in LATER_FIELDS:
             if data[name] is None:
                 del data[name]
@@ -449,6 +464,7 @@ def _check_meaning(result: Result, path: Path) -> None:
     _check_protocol(result)
     _check_scores(result)
     _check_exact(result)
+    _check_exploitability(result)
 
 
 def _check_format_fields(result: Result) -> None:
@@ -644,4 +660,33 @@ def _check_exact(result: Result) -> None:
             raise _FieldError(
                 f"{field}.exact.normalized",
                 f"is {exact.normalized} but its score {exact.score} with its anchors gives {expected:.6g}",
+            )
+
+
+def _check_exploitability(result: Result) -> None:
+    """The exact exploitability: on every curve point and the final or on none (a run of a policy that
+    does not decide in batches, or a file written before it), only on a task that has it, each within
+    0 .. 2 per deal and normalised as its ``random`` gives."""
+    points = [(f"curve[{i}]", point) for i, point in enumerate(result.curve)] + [("final", result.final)]
+    present = [field for field, point in points if point.exploitability is not None]
+    if not present:
+        return
+    task = TASKS[result.task]
+    if result.task_version == task.version and not task.exploitability:
+        raise _FieldError(f"{present[0]}.exploitability", f"is present but {task.name} v{task.version} has none")
+    missing = [field for field, point in points if point.exploitability is None]
+    if missing:
+        raise _FieldError(f"{missing[0]}.exploitability", f"is missing but {present[0]} has one (all or none)")
+    for field, point in points:
+        measured = point.exploitability
+        if not -TOLERANCE <= measured.per_deal <= 2.0:
+            raise _FieldError(f"{field}.exploitability.per_deal", f"is {measured.per_deal}, not within 0 .. 2 per deal")
+        if not measured.random > 0.0:
+            raise _FieldError(f"{field}.exploitability.random", f"is {measured.random}, not above 0")
+        expected = 1.0 - measured.per_deal / measured.random
+        if not math.isclose(measured.normalized, expected, rel_tol=TOLERANCE, abs_tol=TOLERANCE):
+            raise _FieldError(
+                f"{field}.exploitability.normalized",
+                f"is {measured.normalized} but its per_deal {measured.per_deal} with random {measured.random} "
+                f"gives {expected:.6g}",
             )

@@ -205,14 +205,18 @@ def evaluate(
     return _point(scores[(POLICY, opponent)], anchors)
 
 
-def final_evaluation(task: Task, agent: Any, seed: int, deals: int, exact: bool = True) -> dict[str, Any]:
+def final_evaluation(
+    task: Task, agent: Any, seed: int, deals: int, exact: bool = True, exploitability: bool = True
+) -> dict[str, Any]:
     """The final score of ``agent`` on the first ``deals`` test deals of ``seed``, against the task's
     reference (``final``) and each held-out opponent (``heldout``), each with the anchors measured on
     those deals, and on an exact task for a batchable agent each also exactly (``exact``;
     :mod:`agents.bench.exact_scores`) unless told not to (``exact=False``: the run's curve was not, and a
     result is exact all through or not at all); ``scoring`` says which: the fields of a result file
-    (:mod:`agents.bench.results`)."""
-    from agents.bench import exact_scores
+    (:mod:`agents.bench.results`). On a task that has it, the final's exact exploitability too
+    (``exploitability``; :mod:`agents.bench.exploitability_scores`), unless told not to (the curve's
+    points had none: all or none, as for exact scores)."""
+    from agents.bench import exact_scores, exploitability_scores
 
     scored = exact and exact_scores.applies(task, agent)
     tables = exact_scores.tables_of(agent) if scored else None
@@ -225,6 +229,8 @@ def final_evaluation(task: Task, agent: Any, seed: int, deals: int, exact: bool 
             entry["exact"] = exact_scores.exact_entry(task, tables, opponent)
         entries.append((opponent, entry))
     (_, final), heldout = entries[0], entries[1:]
+    if exploitability and exploitability_scores.applies(task, agent):
+        final["exploitability"] = exploitability_scores.entry(task, agent, tables)
     return {
         "final": {**final, "seed": seed},
         "heldout": [{"opponent": opponent, **entry} for opponent, entry in heldout],
@@ -255,14 +261,32 @@ class ValidationDeals:
         point = evaluate(self.task, agent, deals, self.task.validation_seed, anchors=self.anchors(deals))
         return {**point, "deals": deals}
 
-    def exact(self, agent: Any) -> dict[str, Any] | None:
+    def tables(self, agent: Any) -> Any:
+        """The agent's decision tables on an exact task (read once for a point's exact score and its
+        exploitability), else None."""
+        from agents.bench import exact_scores as exact
+
+        return exact.tables_of(agent) if exact.applies(self.task, agent) else None
+
+    def exact(self, agent: Any, tables: Any = None) -> dict[str, Any] | None:
         """The agent's exact score against the task's reference (:mod:`agents.bench.exact_scores`), or None
-        where it has none (not an exact task, or an agent that does not decide in batches)."""
+        where it has none (not an exact task, or an agent that does not decide in batches); ``tables``:
+        its decision tables if read (:meth:`tables`)."""
         from agents.bench import exact_scores as exact
 
         if not exact.applies(self.task, agent):
             return None
-        return exact.exact_entry(self.task, exact.tables_of(agent), self.task.reference, exact.CURVE_TOLERANCE)
+        tables = exact.tables_of(agent) if tables is None else tables
+        return exact.exact_entry(self.task, tables, self.task.reference, exact.CURVE_TOLERANCE)
+
+    def exploitability(self, agent: Any, tables: Any = None) -> dict[str, float] | None:
+        """The agent's exact exploitability on a task that has it
+        (:mod:`agents.bench.exploitability_scores`), else None."""
+        from agents.bench import exploitability_scores as exploitability
+
+        if not exploitability.applies(self.task, agent):
+            return None
+        return exploitability.entry(self.task, agent, tables, exploitability.CURVE_TOLERANCE)
 
 
 # ---------------------------------------------------------------------- child processes
@@ -431,6 +455,7 @@ def run_one(
         job.update(sys_path=_importable(), imports=task_imports(task))
         job["exact_threads"] = (exact_threads or os.cpu_count() or 1) if task.exact else None
         job["exact"] = all("exact" in point for point in trained["curve"])  # else the final's would be dropped
+        job["exploitability"] = all("exploitability" in point for point in trained["curve"])
         job["output"] = str(temp / "evaluated.json")
         evaluated = _child("evaluate", job, temp, label, timeouts["evaluate"])
         final = evaluated["final"]

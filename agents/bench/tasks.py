@@ -108,6 +108,7 @@ class Task:
     final_deals: int = 2000  # test deals of the final evaluation
     validation_seed: int = VALIDATION_SEED
     exact: bool = False  # scored exactly too where the policy decides in batches (agents.bench.exact_scores)
+    exploitability: bool = False  # exact exploitability at every point too (agents.bench.exploitability_scores)
 
     @property
     def self_play(self) -> bool:
@@ -343,6 +344,7 @@ TASKS: dict[str, Task] = {
             "optimal",
             NEIGHBOR.heldout,
             exact=True,
+            exploitability=True,
         ),
         Task(
             "hyn-4p",

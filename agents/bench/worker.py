@@ -121,9 +121,13 @@ def train(job: dict[str, Any]) -> dict[str, Any]:
         agent = as_agent(policy, task)
         point = validation.score(agent, point_deals)
         curve.append({"timesteps": steps, **{key: point[key] for key in ("score", "low", "high", "normalized")}})
-        exact = validation.exact(agent)
+        tables = validation.tables(agent)
+        exact = validation.exact(agent, tables)
         if exact is not None:
             curve[-1]["exact"] = exact
+        exploitability = validation.exploitability(agent, tables)
+        if exploitability is not None:
+            curve[-1]["exploitability"] = exploitability
 
     policy = algorithm.train(context, checkpoint)
     counted, largest = context.counted_steps, context.counter.largest_batch
@@ -161,7 +165,14 @@ def evaluate(job: dict[str, Any]) -> dict[str, Any]:
     _extend_path(job.get("sys_path", ()), job.get("imports", ()))
     task = get_task(job["task"])
     agent = load_artifact(job["artifact"], task)
-    return final_evaluation(task, agent, job["seed"], job["deals"], exact=job.get("exact", True))
+    return final_evaluation(
+        task,
+        agent,
+        job["seed"],
+        job["deals"],
+        exact=job.get("exact", True),
+        exploitability=job.get("exploitability", True),
+    )
 
 
 COMMANDS = {"describe": describe, "train": train, "evaluate": evaluate}

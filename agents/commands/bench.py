@@ -290,6 +290,10 @@ def compute_references(names: list[str], workers: int = 2) -> None:
             from agents.bench import exact_scores as exact
 
             stored[task.name]["exact"] = exact.references(task, baselines)
+        if task.exploitability:  # each baseline's exact exploitability: random's normalises the task's figures
+            from agents.bench import exploitability_scores
+
+            stored[task.name]["exploitability"] = exploitability_scores.references(task, baselines)
         print(f"{task.name}: {scores}; held out: {heldout}", flush=True)
         write_json(REFERENCES, dict(sorted(stored.items())))
         load_references.cache_clear()
