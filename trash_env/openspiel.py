@@ -22,7 +22,8 @@ states here only hold a core state and turn the core's random draws into OpenSpi
 - **Help Your Neighbor**: a roll (R12, action 0 of R14) is followed by one chance node whose outcome is
   the total 2..12 with probability ways/36, handed to the core as a stacked die.
 
-A reduced Trash for tabular methods (:data:`REDUCED_PRESETS`, ``python_trash(preset=tiny)``) is a
+A reduced Trash for tabular methods (:data:`REDUCED_PRESETS`, ``python_trash(preset=tiny)``;
+:mod:`trash_env.trash.reduced`, which needs no OpenSpiel) is a
 configuration of the core (a preset of R11 with overrides: no rule of its own) whose chance nodes draw
 a card only when it is turned face up (``"reveal"``): nobody sees a hidden card (R2), so the card a
 draw or a placement turns up is uniform among the cards it may be (R15's unaccounted cards, or after
@@ -38,16 +39,8 @@ observation vectors (R15 for Trash), from the seat asked for. Unlike the Petting
 from __future__ import annotations
 
 from trash_env.neighbor.openspiel import NEIGHBOR_NAME, ROLLS_PER_TURN, OpenSpielNeighbor, OpenSpielNeighborState
-from trash_env.trash.openspiel import (
-    DEAL,
-    REDUCED_PRESETS,
-    RESHUFFLE,
-    REVEAL,
-    STOCK,
-    TRASH_NAME,
-    OpenSpielTrash,
-    OpenSpielTrashState,
-)
+from trash_env.trash.openspiel import DEAL, TRASH_NAME, OpenSpielTrash, OpenSpielTrashState
+from trash_env.trash.reduced import REDUCED_PRESETS, RESHUFFLE, REVEAL, STOCK
 
 __all__ = [
     "DEAL",

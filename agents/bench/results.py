@@ -136,6 +136,7 @@ class CurvePoint(_Headlined):
     normalized: Figure
     exact: ExactScore | None = None
     exploitability: ExploitabilityScore | None = None
+    train_seconds: Figure | None = None  # the training's wall time to the point, its evaluations left out
 
 
 @with_config(FILE_CONFIG)
@@ -279,7 +280,7 @@ class Result:
         """The result as the JSON object of its file (a format-1 file without format 2's fields)."""
         data = dataclasses.asdict(self)
         for point in [*data["curve"], data["final"], *(data["heldout"] or ())]:
-            for name in ("exact", "exploitability"):
+            for name in ("exact", "exploitability", "train_seconds"):
                 if point.get(name, 0) is None:
                     del point[name]
         for name in LATER_FIELDS:
@@ -622,6 +623,9 @@ def _check_scores(result: Result) -> None:
         raise _FieldError("curve", "has a negative timestep")
     if steps != sorted(steps):
         raise _FieldError("curve", f"has its timesteps out of order ({steps})")
+    seconds = [point.train_seconds for point in result.curve if point.train_seconds is not None]
+    if any(second < 0 for second in seconds) or seconds != sorted(seconds):
+        raise _FieldError("curve", f"has training times negative or out of order ({seconds})")
 
 
 def _check_exact(result: Result) -> None:

@@ -261,33 +261,6 @@ class ValidationDeals:
         point = evaluate(self.task, agent, deals, self.task.validation_seed, anchors=self.anchors(deals))
         return {**point, "deals": deals}
 
-    def tables(self, agent: Any) -> Any:
-        """The agent's decision tables on an exact task (read once for a point's exact score and its
-        exploitability), else None."""
-        from agents.bench import exact_scores as exact
-
-        return exact.tables_of(agent) if exact.applies(self.task, agent) else None
-
-    def exact(self, agent: Any, tables: Any = None) -> dict[str, Any] | None:
-        """The agent's exact score against the task's reference (:mod:`agents.bench.exact_scores`), or None
-        where it has none (not an exact task, or an agent that does not decide in batches); ``tables``:
-        its decision tables if read (:meth:`tables`)."""
-        from agents.bench import exact_scores as exact
-
-        if not exact.applies(self.task, agent):
-            return None
-        tables = exact.tables_of(agent) if tables is None else tables
-        return exact.exact_entry(self.task, tables, self.task.reference, exact.CURVE_TOLERANCE)
-
-    def exploitability(self, agent: Any, tables: Any = None) -> dict[str, float] | None:
-        """The agent's exact exploitability on a task that has it
-        (:mod:`agents.bench.exploitability_scores`), else None."""
-        from agents.bench import exploitability_scores as exploitability
-
-        if not exploitability.applies(self.task, agent):
-            return None
-        return exploitability.entry(self.task, agent, tables, exploitability.CURVE_TOLERANCE)
-
 
 # ---------------------------------------------------------------------- child processes
 

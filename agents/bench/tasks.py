@@ -55,6 +55,7 @@ from typing import Any
 
 from agents.registry import default_baselines
 from trash_env.games import NEIGHBOR, TRASH, get_game
+from trash_env.trash.reduced import REDUCED_PRESETS
 
 PROTOCOL_VERSION = 2  # what a run is measured by (results record it): v2 has the held-out test
 MAX_TRAINING_SEED = 1_000_000  # training seeds are 0 .. MAX_TRAINING_SEED - 1
@@ -109,6 +110,7 @@ class Task:
     validation_seed: int = VALIDATION_SEED
     exact: bool = False  # scored exactly too where the policy decides in batches (agents.bench.exact_scores)
     exploitability: bool = False  # exact exploitability at every point too (agents.bench.exploitability_scores)
+    min_deals: tuple[int, int] = (MIN_POINT_DEALS, MIN_FINAL_DEALS)  # scaled_deals' floors (a game of many draws: more)
 
     @property
     def self_play(self) -> bool:
@@ -140,12 +142,13 @@ class Task:
 
     def scaled_deals(self, fraction: float = 1.0) -> tuple[int, int]:
         """(validation deals at each point, test deals at the end), scaled down with the budget, at
-        least :data:`MIN_POINT_DEALS` and :data:`MIN_FINAL_DEALS`: enough that ``random``'s score and
-        the reference agent's, measured on the same few deals, stay apart."""
+        least ``min_deals`` (by default :data:`MIN_POINT_DEALS` and :data:`MIN_FINAL_DEALS`): enough that
+        ``random``'s score and the reference agent's, measured on the same few deals, stay apart (a
+        reduced game, most of whose deals are draws, needs more)."""
         fraction = min(fraction, 1.0)  # the open-budget track is evaluated as the full budget is
         return (
-            max(MIN_POINT_DEALS, round(self.eval_deals * fraction)),
-            max(MIN_FINAL_DEALS, round(self.final_deals * fraction)),
+            max(self.min_deals[0], round(self.eval_deals * fraction)),
+            max(self.min_deals[1], round(self.final_deals * fraction)),
         )
 
     @property
@@ -318,6 +321,20 @@ TASKS: dict[str, Task] = {
             100_000,
             "greedy",
             TRASH.heldout,
+        ),
+        Task(
+            "trash-small-2p-selfplay",
+            3,
+            "self-play on a reduced Trash (two slots, two turns each): hidden cards, scored by exact exploitability",
+            TRASH.name,
+            "standard",
+            {"num_players": 2, **{key: value for key, value in REDUCED_PRESETS["small"].items() if key != "preset"}},
+            (SELF_PLAY,),
+            100_000,
+            "greedy",
+            TRASH.heldout,
+            exploitability=True,
+            min_deals=(100, 400),  # most deals are draws: random's first 46 validation deals score as greedy's
         ),
         Task(
             "hyn-2p",

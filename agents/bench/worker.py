@@ -29,6 +29,7 @@ import json
 import numbers
 import os
 import sys
+import time
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
@@ -90,6 +91,8 @@ def _timesteps(value: Any) -> int:
 
 
 def train(job: dict[str, Any]) -> dict[str, Any]:
+    from agents.bench import exact_scores as exact
+    from agents.bench import exploitability_scores as exploitability
     from agents.bench.algorithms import TaskContext, as_agent, load_algorithm, make_opponents
     from agents.bench.artifacts import save_artifact
     from agents.bench.provenance import provenance
@@ -114,20 +117,24 @@ def train(job: dict[str, Any]) -> dict[str, Any]:
         validator=validation.score,
     )
 
+    clock = {"began": time.perf_counter(), "evaluating": 0.0}  # training time: evaluations left out
+
     def checkpoint(timesteps: Any, policy: Any) -> None:
+        called = time.perf_counter()
         counted = context.counted_steps  # what the learner had taken when it called
         steps = _timesteps(timesteps)
         checkpoints.append({"timesteps": steps, "counted": counted})
         agent = as_agent(policy, task)
         point = validation.score(agent, point_deals)
         curve.append({"timesteps": steps, **{key: point[key] for key in ("score", "low", "high", "normalized")}})
-        tables = validation.tables(agent)
-        exact = validation.exact(agent, tables)
-        if exact is not None:
-            curve[-1]["exact"] = exact
-        exploitability = validation.exploitability(agent, tables)
-        if exploitability is not None:
-            curve[-1]["exploitability"] = exploitability
+        # Exact figures where the task has them (the decision tables read once for both).
+        tables = exact.tables_of(agent) if exact.applies(task, agent) else None
+        if tables is not None:
+            curve[-1]["exact"] = exact.exact_entry(task, tables, task.reference, exact.CURVE_TOLERANCE)
+        if exploitability.applies(task, agent):
+            curve[-1]["exploitability"] = exploitability.entry(task, agent, tables, exploitability.CURVE_TOLERANCE)
+        curve[-1]["train_seconds"] = round(called - clock["began"] - clock["evaluating"], 3)
+        clock["evaluating"] += time.perf_counter() - called
 
     policy = algorithm.train(context, checkpoint)
     counted, largest = context.counted_steps, context.counter.largest_batch

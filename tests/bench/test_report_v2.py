@@ -370,7 +370,8 @@ def test_references_v1_hold_the_anchors_every_committed_result_was_normalised_wi
     for every task of the committed results, with the very anchors each of their files stores."""
     frozen = json.loads(report.FROZEN_REFERENCES[1].read_text())
     found = report.load_results(ROOT / "docs" / "results-v1")
-    assert {r.task for r in found} == set(TASKS) and len(found) > 300
+    added_since = {"trash-small-2p-selfplay"}  # tasks of later leaderboards
+    assert {r.task for r in found} == set(TASKS) - added_since and len(found) > 300
     for result in found:
         entry = frozen[result.task]
         assert entry["version"] == 1 == result.task_version

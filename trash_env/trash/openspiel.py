@@ -25,21 +25,22 @@ from trash_env.trash import rules as trash
 from trash_env.trash.belief import sample_hidden_state
 from trash_env.trash.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS, TrashConfig, make_config
 from trash_env.trash.observation import TrashObserver
+from trash_env.trash.reduced import (
+    REDUCED_PRESETS,
+    RESHUFFLE,
+    REVEAL,
+    Reveal,
+    RevealDraws,
+    bring,
+    reveal_counts,
+    revealed_place,
+)
 from trash_env.trash.text import render_table
 
 TRASH_NAME = "python_trash"
 
-DEAL, RESHUFFLE = "deal", "reshuffle"  # what a Trash chance node is drawing for (R3/R9, R7)
-REVEAL, STOCK = "reveal", "stock"  # a reduced Trash's chance node: the card turned face up, and from where
+DEAL = "deal"  # what a Trash chance node is drawing for (R3/R9; RESHUFFLE: R7)
 _FIRST_DEAL = -1  # the move that waits for the first deal: the game's start (R3)
-REDUCED_PRESETS: dict[str, dict[str, Any]] = {
-    # python_trash only: the standard game (R11) with overrides, small enough for tabular CFR and
-    # exact exploitability with two players, with "reveal" chance nodes: a layout of two slots (one
-    # for micro), no final round so that at most one seat wins (R8: a zero-sum game), and a game cut
-    # off as a draw after 2 turns, one each (R7).
-    "tiny": {"preset": "standard", "layout_size": 2, "final_turn": False, "max_turns": 2},
-    "micro": {"preset": "standard", "layout_size": 1, "final_turn": False, "max_turns": 2},
-}
 
 
 # R8: with a final round several seats can win a hand (+1 each), so Trash's returns have no fixed sum.
@@ -98,97 +99,6 @@ class _ChosenDraws:
 
     def __getattr__(self, name: str) -> Any:
         raise RuntimeError(f"the rules core drew rng.{name}(), which trash_env.openspiel has no chance node for")
-
-
-class _RevealDraws:
-    """The generator a reduced Trash's core is handed: a deal (R3, R9) keeps the deck's order (its
-    cards are placeholders, drawn when turned face up), and a reshuffle (R7) puts a card of the rank
-    the chance node drew on top; anything else is an error naming it."""
-
-    def __init__(self, top: int | None = None) -> None:
-        self._top = top
-
-    def permutation(self, n: int) -> np.ndarray:
-        return np.arange(n)
-
-    def shuffle(self, cards: list[int]) -> None:
-        if self._top is None:
-            raise RuntimeError("the rules core reshuffled where trash_env.openspiel drew no card for it")
-        cards.append(cards.pop(cards.index(self._top)))  # the top of the stock is the list's end
-
-    def __getattr__(self, name: str) -> Any:
-        raise RuntimeError(f"the rules core drew rng.{name}(), which trash_env.openspiel has no chance node for")
-
-
-class _Reveal:
-    """A reduced Trash's move waiting for the card it turns face up: the move, where the card comes
-    from (:func:`_revealed_place`) and the copies per rank it may be. Never changed, so never copied."""
-
-    __slots__ = ("move", "place", "counts")
-
-    def __init__(self, move: int, place: str | int, counts: tuple[int, ...]) -> None:
-        self.move, self.place, self.counts = move, place, counts
-
-    def __deepcopy__(self, memo: dict) -> _Reveal:
-        return self
-
-    def __getstate__(self) -> tuple:
-        return self.move, self.place, self.counts
-
-    def __setstate__(self, data: tuple) -> None:
-        self.move, self.place, self.counts = data
-
-
-def _revealed_place(state: trash.TrashState, action: int) -> str | int | None:
-    """Where ``action`` (legal) turns a hidden card face up: the top of the stock (R4), the top of
-    the stock a reshuffle makes (R7), or a face-down slot's index (R5); None if nowhere."""
-    if action == trash.DRAW_STOCK:
-        if state.stock:
-            return STOCK
-        return RESHUFFLE if len(state.discard) > 1 else None
-    slot = action - trash.PLACE_SLOT_0
-    up = state.up[state.current]
-    return slot if action != trash.DISCARD and 0 <= slot < len(up) and up[slot] == trash.FACE_DOWN else None
-
-
-def _reveal_counts(state: trash.TrashState, place: str | int) -> tuple[int, ...]:
-    """Per rank, the copies the card turned up at ``place`` may be, all equally likely (R2, R15): the
-    cards a reshuffle turns into the stock; the stock's known cards after one (the stock is then all
-    known, R7); else the unaccounted cards (face down somewhere or in the stock)."""
-    if place == RESHUFFLE:
-        counts = [0] * trash.NUM_RANKS
-        for card in state.discard[:-1]:
-            counts[card] += 1
-        return tuple(counts)
-    if place == STOCK and any(state.known_stock):
-        return tuple(state.known_stock)
-    return tuple(state.unaccounted)
-
-
-def _bring(state: trash.TrashState, place: str | int, rank: int) -> None:
-    """Put a card of ``rank`` at ``place`` (the top of the stock or the mover's face-down slot) by
-    swapping it with a hidden card of that rank where it may lie: the hidden cards are
-    interchangeable, nobody having seen them (R2). A reshuffle's top is its generator's."""
-    if place == RESHUFFLE:
-        return
-    stock = state.stock
-    row, index = (stock, len(stock) - 1) if place == STOCK else (state.down[state.current], place)
-    if row[index] == rank:
-        return
-    known = any(state.known_stock)  # after a reshuffle the stock holds known cards only (R7)
-    if place != STOCK or not known:  # the face-down slots, of every seat
-        for seat in range(state.num_players):
-            down = state.down[seat]
-            for slot, value in enumerate(state.up[seat]):
-                if value == trash.FACE_DOWN and down[slot] == rank:
-                    row[index], down[slot] = rank, row[index]
-                    return
-    if place == STOCK or not known:  # the stock
-        position = stock.index(rank) if rank in stock else -1
-        if position >= 0:
-            row[index], stock[position] = rank, row[index]
-            return
-    raise RuntimeError(f"no hidden {trash.RANK_NAMES[rank]} to turn up: the core state disagrees with its counts")
 
 
 class _Draw:
@@ -262,7 +172,7 @@ class OpenSpielTrash(pyspiel.Game):
         self.shared = Shared(str(self), config, TrashObserver(config), self.reveal)
         self._first_draw: tuple[str, list[int]] | None = None
         try:
-            table = trash.new_game(config, _RevealDraws() if self.reveal else _ChosenDraws((), config.ordered_deck))
+            table = trash.new_game(config, RevealDraws() if self.reveal else _ChosenDraws((), config.ordered_deck))
         except _DrawNeeded as need:
             self._first_draw = (need.kind, need.cards)  # the first deal's shuffle (R3)
         else:
@@ -308,7 +218,7 @@ class OpenSpielTrashState(RulesState):
         self._shared = game.shared
         self._core = None
         self._draw: _Draw | None = None
-        self._reveal: _Reveal | None = None  # a reduced Trash's move waiting for the card it turns up
+        self._reveal: Reveal | None = None  # a reduced Trash's move waiting for the card it turns up
         if game._first_draw is None:
             self._core = game._first_table
         else:
@@ -355,29 +265,29 @@ class OpenSpielTrashState(RulesState):
 
     def _reveal_step(self, action: int) -> None:
         """A reduced Trash: a move that turns a hidden card up waits for it at a chance node; the
-        card drawn there is swapped into place (:func:`_bring`) and the core applies the move."""
+        card drawn there is swapped into place (:func:`bring`) and the core applies the move."""
         table = self._core.state
         if self._reveal is None:
             check_action(
                 table, action, trash.legal_actions, trash.action_name, trash.PHASE_NAMES, "R13", trash.NUM_ACTIONS
             )
-            place = _revealed_place(table, action)
+            place = revealed_place(table, action)
             if place is not None:
-                self._reveal = _Reveal(action, place, _reveal_counts(table, place))
+                self._reveal = Reveal(action, place, reveal_counts(table, place))
                 return
-            move, draws = action, _RevealDraws()
+            move, draws = action, RevealDraws()
         else:
             move, place = self._reveal.move, self._reveal.place
             if not 0 <= action < trash.NUM_RANKS or not self._reveal.counts[action]:
                 raise ValueError(f"chance outcome {action} is not the rank of a card the move may turn up")
-            draws = _RevealDraws(action)
+            draws = RevealDraws(action)
         # A state's table is its own (a clone copies it), but for the first table, which every
         # initial state shares: the move changes its own table in place, as the core does, and a
         # copy of the first. (Read game_state afresh after a move: the object may have changed.)
         state = trash.clone(table) if self._core is self.get_game()._first_table else table
         seat = state.current
         if self._reveal is not None:
-            _bring(state, place, action)
+            bring(state, place, action)
             self._reveal = None
         trash.apply_action(state, move, draws)
         self._commit(state, seat, move)
