@@ -661,6 +661,40 @@ def multiagent_poker() -> str:
     )
 
 
+def multiagent_exploitability() -> str:
+    """The self-play learners' exact exploitability on the tasks that have it
+    (``scripts/exploitability_curves.py``, ``docs/multiagent/exploitability.json``): per task and learner
+    the IQM over seeds at the curve's middle point and at the final, with 95% intervals, normalised,
+    the score against the task's reference beside it, and the training time."""
+    path = ROOT / "docs" / "multiagent" / "exploitability.json"
+    if not path.is_file():
+        return "(no runs yet: `python scripts/exploitability_curves.py RESULTS --json PATH`)\n"
+    rows = []
+    for task, learners in _load("multiagent/exploitability.json")["tasks"].items():
+        for algorithm, entry in sorted(learners.items(), key=lambda item: item[1]["final"]["iqm"]):
+            middle = len(entry["timesteps"]) // 2
+            final = entry["final"]
+            seconds = entry["seconds"][-1]
+            rows.append([
+                f"`{task}`", f"`{algorithm}`", str(len(entry["seeds"])),
+                f"{entry['iqm'][middle]:.3f} [{entry['low'][middle]:.3f}, {entry['high'][middle]:.3f}]",
+                f"{final['iqm']:.3f} [{final['low']:.3f}, {final['high']:.3f}]",
+                f"{final['best']:.3f} .. {final['worst']:.3f}",
+                f"{final['normalized_iqm']:.3f}", f"{final['score_normalized_mean']:.3f}",
+                "-" if seconds is None else f"{seconds:.0f} s",
+            ])
+    header = ["task", "learner", "seeds", "at half the budget", "final", "best .. worst", "normalised",
+              "score (normalised)", "training time"]
+    return table(header, rows).rstrip("\n") + (
+        "\n\nExact exploitability per deal (what a best response wins per deal, both seats; 0 is a Nash "
+        "equilibrium), IQM over seeds [95% bootstrap interval]; best .. worst: the seeds' finals. Normalised: "
+        "1 - IQM / `random`'s exploitability. Score: the mean normalised score against the task's reference "
+        "(exact on `hyn-2p-selfplay`, sampled on the reduced Trash), what a fixed-opponent benchmark reports. "
+        "Training time: the median over seeds of the training's wall time, evaluations left out, two runs side "
+        "by side on two cores.\n"
+    )
+
+
 def trainer_candidates() -> str:
     """The candidates for a fast masked PPO on the same engine arrays (``benchmarks/trainer_candidates.py``,
     ``docs/speed/candidates.json``), in timesteps per second at each settings."""
@@ -1371,6 +1405,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "tuned-settings": tuned_settings,
     "tuned-against-defaults": tuned_against_defaults,
     "multiagent-poker": multiagent_poker,
+    "multiagent-exploitability": multiagent_exploitability,
     "batched-learning": batched_learning,
     "headline-speed": headline_speed,
     "training-threads": training_threads,
