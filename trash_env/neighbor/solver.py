@@ -54,16 +54,15 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import os
 import time
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from trash_env.files import atomic_path
+from trash_env.array_cache import CacheError, cache_folder, read_cached, write_cached
+from trash_env.array_cache import content_hash as content_hash  # (the cache's hash, as tests import it)
 from trash_env.jit import HAVE_NUMBA, compile_notice, njit, prange
 from trash_env.neighbor.rules import SEVEN, TOTALS, WAYS
 
@@ -416,7 +415,7 @@ def solve(totals: tuple[int, ...] = TOTALS, tolerance: float = TOLERANCE) -> Sol
 
 def cache_path(totals: tuple[int, ...] = TOTALS) -> Path:
     """Where the solution is kept: ``$TRASH_RL_CACHE`` or ``~/.cache/trash-rl``."""
-    folder = Path(os.environ.get("TRASH_RL_CACHE") or Path.home() / ".cache" / "trash-rl")
+    folder = cache_folder()
     key = hashlib.sha256(repr((SOLVER_VERSION, totals, TOLERANCE)).encode()).hexdigest()[:12]
     return folder / f"help_your_neighbor_2p_v{SOLVER_VERSION}_{key}.npz"
 
@@ -424,13 +423,7 @@ def cache_path(totals: tuple[int, ...] = TOTALS) -> Path:
 # --------------------------------------------------------------------------
 # The cache file: plain arrays, a content hash, and every check on the way back in
 
-HASH = "sha256"  # the file's array holding the content hash of all the others
-HEADER_BYTES = 4096  # an array's npy header is about 128 bytes: a member may hold this much beyond its data
 RESIDUAL_SLACK = 2.0  # a checked solution's residual is within this many tolerances (rounding of a sweep)
-
-
-class CacheError(ValueError):
-    """What is wrong with a solver cache file, said as the end of a sentence naming it."""
 
 
 def cache_layout(totals: tuple[int, ...]) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
@@ -445,17 +438,6 @@ def cache_layout(totals: tuple[int, ...]) -> dict[str, tuple[np.dtype, tuple[int
         "iterations": (integer, ()),
         "seconds": (real, ()),
     }
-
-
-def content_hash(arrays: dict[str, np.ndarray]) -> str:
-    """The sha256 of the arrays' names, dtypes, shapes and bytes, in name order (the hash kept in the
-    file: any change of a stored array after it was written shows)."""
-    digest = hashlib.sha256()
-    for name in sorted(arrays):
-        array = np.ascontiguousarray(arrays[name])
-        digest.update(f"{name}:{array.dtype.str}:{array.shape};".encode())
-        digest.update(array.tobytes())
-    return digest.hexdigest()
 
 
 def solution_arrays(solution: Solution) -> dict[str, np.ndarray]:
@@ -477,59 +459,22 @@ def save_solution(solution: Solution, path: str | Path | None = None) -> None:
     old file or the new one, never a part. Plain arrays (``np.savez``, read without pickle) and the
     hash of their content; an ``OSError`` if it cannot be written."""
     arrays = solution_arrays(solution)
-    with atomic_path(path or cache_path(solution.totals)) as partial:
-        np.savez(partial, **arrays, **{HASH: np.array(content_hash(arrays))})
-
-
-def read_member(archive: zipfile.ZipFile, name: str, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
-    """The array ``name`` of an npz archive, its size, dtype and shape checked before its data is read
-    (a header claiming a huge shape allocates nothing); never unpickled."""
-    info = archive.getinfo(f"{name}.npy")
-    limit = HEADER_BYTES + dtype.itemsize * math.prod(shape)
-    if info.file_size > limit:
-        raise CacheError(f"holds {info.file_size:,} bytes for {name!r}, which takes at most {limit:,}")
-    with archive.open(info) as member:
-        version = np.lib.format.read_magic(member)
-        if version not in ((1, 0), (2, 0)):
-            raise CacheError(f"holds {name!r} in npy format {version}, not 1.0 or 2.0")
-        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-        found_shape, _, found_dtype = read_header(member)
-    if found_dtype != dtype or found_shape != shape:
-        raise CacheError(f"holds {name!r} as {found_dtype} of shape {found_shape}, not {dtype} of shape {shape}")
-    with archive.open(info) as member:
-        return np.lib.format.read_array(member, allow_pickle=False)
+    write_cached(path or cache_path(solution.totals), arrays)
 
 
 def read_arrays(path: Path, totals: tuple[int, ...]) -> dict[str, np.ndarray]:
     """The arrays of the cache file at ``path`` for ``totals``, each as the layout says, and their hash
     matching: a :class:`CacheError` saying what is wrong otherwise."""
-    if not path.is_file():
-        raise CacheError("is not a regular file")
-    if path.stat().st_size == 0:
-        raise CacheError("is empty")
-    layout = {**cache_layout(totals), HASH: (np.dtype("<U64"), ())}
-    try:
-        with zipfile.ZipFile(path) as archive:
-            names = archive.namelist()
-            if "version.npy" in names:  # another version's file has another layout: say that first
-                version = int(read_member(archive, "version", *layout["version"]))
-                if version != SOLVER_VERSION:
-                    raise CacheError(f"was written by solver version {version}, and this is version {SOLVER_VERSION}")
-            stored = {name.removesuffix(".npy") for name in names}
-            missing, unknown = sorted(set(layout) - stored), sorted(stored - set(layout))
-            if missing or unknown:
-                lacks = f"lacks the arrays {', '.join(missing)}" if missing else ""
-                holds = f"holds arrays no solver writes: {', '.join(unknown)}" if unknown else ""
-                raise CacheError(" and ".join(part for part in (lacks, holds) if part))
-            arrays = {name: read_member(archive, name, *spec) for name, spec in layout.items()}
-    except CacheError:
-        raise
-    except Exception as error:  # a damaged archive makes zipfile and numpy raise many kinds of error
-        raise CacheError(f"cannot be read as an npz archive ({type(error).__name__}: {error})") from error
-    stored = str(arrays.pop(HASH))
-    if stored != content_hash(arrays):
-        raise CacheError("does not match its content hash (changed or damaged after it was written)")
-    return arrays
+
+    def layout_of(read: Callable[..., np.ndarray], names: list[str]) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
+        layout = cache_layout(totals)
+        if "version.npy" in names:  # another version's file has another layout: say that first
+            version = int(read("version", *layout["version"]))
+            if version != SOLVER_VERSION:
+                raise CacheError(f"was written by solver version {version}, and this is version {SOLVER_VERSION}")
+        return layout
+
+    return read_cached(path, layout_of, "solver")
 
 
 def check_solution(solution: Solution) -> None:
