@@ -355,6 +355,9 @@ def section_markdown(section: Section, heading: bool = False) -> str:
             per_task_table(grouped, tasks, baselines, tag, heldout_baseline_scores(section.task_version)),
             "\n".join(best_per_task(grouped, tasks, baselines, tag)),
         ]
+        exploitable = exploitability_table(grouped, tasks, tag)
+        if exploitable:
+            parts.append(exploitable)
         for shared in task_sets(grouped):
             parts += across_tasks(grouped, shared, tag)
         parts.append(compute_table(grouped, tag))
@@ -450,6 +453,37 @@ def best_per_task(
         rows,
         "(A negative gap: the learner scores above the reference.)",
     ).split("\n")
+
+
+def exploitability_table(grouped: Grouped, tasks: list[str], tag: str) -> str | None:
+    """On the tasks scored by exact exploitability (``Task.exploitability``), every learner's final
+    policies' exploitability per deal, mean over its runs that have it, beside the baselines' (stored
+    references); None where no run has it."""
+    from agents.bench.tasks import load_references
+
+    scored = [t for t in tasks if any(r.final.exploitability for per in grouped.values() for r in per.get(t, []))]
+    if not scored:
+        return None
+    references = {t: load_references().get(t, {}).get("exploitability", {}).get("baselines", {}) for t in scored}
+    baseline_names = sorted({name for found in references.values() for name in found})
+    rows = []
+    for task in scored:
+        cells = []
+        for per in grouped.values():
+            values = np.array([r.final.exploitability.per_deal for r in per.get(task, []) if r.final.exploitability])
+            mean, low, high, runs = statistics.per_task({"task": values})["task"] if len(values) else (0, 0, 0, 0)
+            cells.append(
+                "-" if not runs else f"{mean:.3f} [{low:.3f}, {high:.3f}] ({runs})" if runs > 1 else f"{mean:.3f}"
+            )
+        found = references[task]
+        rows.append([literal(task), *cells, *[f"{found[b]:.3f}" if b in found else "-" for b in baseline_names]])
+    return _section(
+        f"Exact exploitability per deal of the final policy (0: unexploitable, lower is better), mean ({tag})",
+        ["task", *_names(grouped), *_names(baseline_names)],
+        rows,
+        "(What a best response wins per deal against the policy, both seats, computed exactly; 95% Student-t "
+        "interval over seeds, their number in parentheses; baselines: their exact exploitability.)",
+    )
 
 
 ACROSS = "Across tasks"  # how every across-tasks title starts (:func:`summary` finds the first)
