@@ -592,11 +592,13 @@ BUILTIN: dict[str, Callable[[], Any]] = {
 
 
 def _fast_variant(name: str) -> FastPPO:
-    """``fast_ppo`` with a preset's settings: ``fast_ppo_throughput`` (THROUGHPUT's), ``mmd``."""
+    """``fast_ppo`` with a preset's settings, by the built-in's name (imported when the built-in is
+    made: the trainers import torch)."""
     from agents.training.fast_ppo import throughput_overrides
     from agents.training.mmd import mmd_overrides
 
-    return FastPPO(name, throughput_overrides() if name == "fast_ppo_throughput" else mmd_overrides())
+    presets = {"fast_ppo_throughput": throughput_overrides, "mmd": mmd_overrides}
+    return FastPPO(name, presets[name]())
 
 
 def _tabular_td() -> Any:
