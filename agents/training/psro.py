@@ -24,7 +24,8 @@ ignores reach.
 
 Everything is learned from play through the task's counted vector env: the oracle's training, the
 payoff games and the distillation's games all count in the budget. A checkpoint reports the last
-distilled policy (the untrained start: the uniform policy, the first member).
+distilled policy (the untrained start: the uniform policy, the first member); the last point, the
+policy returned, after the last distillation (whose games count towards it).
 
 Budget: ``iterations`` oracles share what the payoff games and the distillations leave.
 """
@@ -140,8 +141,10 @@ def train_psro(
 
     checkpoints = Checkpoints(points, checkpoint, count)
 
-    def report(policy: Any) -> None:
-        checkpoints.report(lambda: policy)
+    def report(policy: Any, returned: bool = False) -> None:
+        # The last point reports the policy returned: not while the last distillation plays its games.
+        if returned or count() < checkpoints.last:
+            checkpoints.report(lambda: policy)
 
     def counting(step: Callable[..., Any]) -> Callable[..., Any]:
         def stepped(actions: np.ndarray) -> Any:
@@ -185,6 +188,7 @@ def train_psro(
             current = distil(venv, population, weights, game, config, settings, rng, decisions)
         if count() < budget:  # (an oracle's share fell below a rollout: the rest goes to the distillation)
             current = distil(venv, population, weights, game, config, settings, rng, budget - count())
+        report(current, returned=True)
         return current
     finally:
         venv.step_arrays = original_step

@@ -75,13 +75,15 @@ def test_a_run_counts_its_budget_checkpoints_its_points_and_repeats_with_its_see
         venv = context.vec_env(16, opponents=[_blank(context)], batched=True)
         points: list[int] = []
         policy = train_psro(venv, 12_000, TASK.game, context.config, seed, SMALL, points=tuple(context.eval_points),
-                            checkpoint=lambda timesteps, agent: points.append(timesteps),
+                            checkpoint=lambda timesteps, agent: points.append(timesteps) or reported.append(agent),
                             counted=lambda: context.counted_steps)
         return policy, points, context.counted_steps
 
+    reported: list[LinearAgent] = []
     policy, points, counted = run(0)
     assert 12_000 <= counted < 12_000 + 16 and policy.name == "psro"
     assert points[0] == 0 and len(points) == 3 and points[-1] == 12_000
+    assert reported[-1] is policy  # the last point reports the policy returned (not the one before the last fit)
     again, other = run(0)[0], run(1)[0]
     assert all(np.array_equal(a, b) for a, b in zip(policy.weights, again.weights, strict=True))
     assert not all(np.array_equal(a, b) for a, b in zip(policy.weights, other.weights, strict=True))
