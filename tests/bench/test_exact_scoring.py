@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_suite import FirstLegal  # this folder's (on the path as pytest runs it)
+from test_suite import FirstLegal, place_result, plugin_result  # this folder's (on the path as pytest runs it)
 
 from agents.bench import exact_scores as exact
 from agents.bench.runner import _scoring, run_one
@@ -44,11 +44,13 @@ class FirstLegalCallable(FirstLegal):
 @pytest.fixture(scope="module")
 def sampled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A hyn-2p result file of a bare-callable policy, as the runner writes it."""
-    folder = tmp_path_factory.mktemp("sampled")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.syspath_prepend(str(HERE))
-        run_one(TASK, "test_exact_scoring:FirstLegalCallable", 0, str(folder), fraction=FRACTION)
-    return json.loads(result_location(folder, get_task(TASK), "first_legal_callable", 0, FRACTION).read_text())
+    return plugin_result(
+        tmp_path_factory.mktemp("sampled"),
+        TASK,
+        "test_exact_scoring:FirstLegalCallable",
+        "first_legal_callable",
+        FRACTION,
+    )
 
 
 def stored_anchors(opponent: str) -> dict[str, float]:
@@ -73,10 +75,7 @@ def with_exact(data: dict[str, Any], score: float = -0.25) -> dict[str, Any]:
 
 
 def place(folder: Path, data: dict[str, Any]) -> Path:
-    path = result_location(folder, get_task(TASK), data["algorithm"], data["seed"], FRACTION)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data))
-    return path
+    return place_result(folder, TASK, FRACTION, data)
 
 
 def test_the_solved_tasks_are_scored_exactly_from_version_3() -> None:
@@ -246,5 +245,3 @@ def test_the_line_a_run_prints_is_the_score_its_file_holds(sampled: dict[str, An
     assert f"{exact_final['score']:+.4f}" in said
     plain = final_text(sampled)
     assert plain.startswith(f"normalised {sampled['final']['normalized']:+.3f} (score ") and "exact" not in plain
-
-

@@ -401,6 +401,28 @@ class FirstLegal:
         return first
 
 
+def plugin_result(folder: Path, task: str, spec: str, name: str, fraction: float) -> dict[str, Any]:
+    """The result file a run of the plugin ``spec`` (``module:Class`` of this folder, named ``name``)
+    on ``task`` at ``fraction`` writes into ``folder``, as JSON."""
+    from agents.bench.runner import run_one
+    from agents.bench.store import result_location
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(Path(__file__).parent))
+        run_one(task, spec, 0, str(folder), fraction=fraction)
+    return json.loads(result_location(folder, get_task(task), name, 0, fraction).read_text())
+
+
+def place_result(folder: Path, task: str, fraction: float, data: dict[str, Any]) -> Path:
+    """Write ``data`` where a result of its algorithm and seed on ``task`` at ``fraction`` lives."""
+    from agents.bench.store import result_location
+
+    path = result_location(folder, get_task(task), data["algorithm"], data["seed"], fraction)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+    return path
+
+
 @pytest.mark.slow
 def test_a_custom_algorithm_plugs_in(tmp_path: Path) -> None:
     """An algorithm outside the package (``module:Class``) is trained through the interface: its
