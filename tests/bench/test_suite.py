@@ -572,10 +572,11 @@ def test_snapshots_in_the_batched_vector_env_only_play_legal_moves() -> None:
 )
 def test_a_run_repeated_gives_the_same_result_file(tmp_path: Path, task: str, algorithm: str) -> None:
     """Seeded end to end, for every algorithm of the reference leaderboard: the same (task, algorithm,
-    seed) at a tiny budget twice writes the same result file, apart from its timing (``wall_seconds``),
-    the hash of its kept policy (the file holds its training's times: SB3's start time, the seconds
-    trained) and its final scores, measured on test deals drawn afresh for each run: the second run's
-    kept policy, evaluated on the first run's test deals, scores exactly the first's final."""
+    seed) at a tiny budget twice writes the same result file, apart from its timing (``wall_seconds``,
+    each curve point's ``train_seconds``), the hash of its kept policy (the file holds its training's
+    times: SB3's start time, the seconds trained) and its final scores, measured on test deals drawn
+    afresh for each run: the second run's kept policy, evaluated on the first run's test deals, scores
+    exactly the first's final."""
     from agents.bench.runner import reevaluate, run_one
     from agents.bench.store import result_location
 
@@ -587,6 +588,8 @@ def test_a_run_repeated_gives_the_same_result_file(tmp_path: Path, task: str, al
     assert again["final"] == first["final"] and again["heldout"] == first["heldout"]
     for key in ("wall_seconds", "final", "heldout", "reference", "artifact_sha256"):
         first.pop(key), second.pop(key)
+    for point in first["curve"] + second["curve"]:  # the training's wall time to each point: timing too
+        assert point.pop("train_seconds") >= 0
     assert first == second
     assert len(first["curve"]) == len(get_task(task).points(0.01))
 
