@@ -695,6 +695,66 @@ def multiagent_exploitability() -> str:
     )
 
 
+def multiagent_equal_time() -> str:
+    """The self-play learners at equal training wall time (``scripts/exploitability_curves.py``,
+    ``docs/multiagent/exploitability.json``): per task, a column per learner's whole training time,
+    each learner's exact exploitability (IQM over seeds) at its last point reached by then."""
+    path = ROOT / "docs" / "multiagent" / "exploitability.json"
+    if not path.is_file():
+        return "(no runs yet: `python scripts/exploitability_curves.py RESULTS --json PATH`)\n"
+    parts = []
+    for task, compared in _load("multiagent/exploitability.json").get("equal_time", {}).items():
+        marks = compared["marks"]
+        rows = []
+        for algorithm, row in compared["learners"].items():
+            cells = []
+            for cell in row:
+                if cell is None:
+                    cells.append("-")
+                else:
+                    mark = "" if not cell["done"] else " (done)"
+                    cells.append(f"{cell['iqm']:.3f} at {cell['timesteps'] / 1000:.0f}k{mark}")
+            rows.append([f"`{algorithm}`", *cells])
+        header = [f"`{task}`", *(f"by {mark:.0f} s" for mark in marks)]
+        parts.append(table(header, rows).rstrip("\n"))
+    return "\n\n".join(parts) + (
+        "\n\nExact exploitability per deal, IQM over seeds, at each learner's last curve point reached by the "
+        "column's training wall time (median over seeds, evaluations left out), with the timesteps it had "
+        "trained by then; the columns are the learners' whole training times; done: its budget spent.\n"
+    )
+
+
+def multiagent_bound() -> str:
+    """The self-play learners on ``trash-standard-2p-selfplay``, too large for an exact figure: the
+    trained best response's lower bound on each learner's best run (``trash-bench exploit``,
+    ``docs/results-multiagent/exploit-trash-standard-2p-selfplay.json``) beside that run's score
+    against the task's reference."""
+    path = ROOT / "docs" / "results-multiagent" / "exploit-trash-standard-2p-selfplay.json"
+    if not path.is_file():
+        return "(no bound yet: `trash-bench exploit RESULTS --task trash-standard-2p-selfplay`)\n"
+    data = _read(path)
+    rows = []
+    for run in sorted(data["runs"], key=lambda run: run["exploitability"]):
+        result = _read(path.parent / run["result"])
+        seeds = len(list((path.parent / run["result"]).parent.glob("seed_*.json")))
+        final = result["final"]
+        rows.append([
+            f"`{run['algorithm']}`", f"seed {run['seed']} (of {seeds})",
+            f"{run['exploitability']:+.3f} [{run['low']:+.3f}, {run['high']:+.3f}]",
+            f"{final['score']:+.3f} ({final['normalized']:.3f})", f"{run['budget']:,}", f"{run['deals']:,}",
+        ])
+    header = ["learner", "best run", "trained bound per deal [95% CI]", "its score (normalised)",
+              "responder's timesteps", "test deals"]
+    return table(header, rows).rstrip("\n") + (
+        "\n\nA lower bound on exploitability per deal: a MaskablePPO best response trained against the frozen "
+        "policy (one responder, the task's budget), its mean score on the test deals from both seats, 95% "
+        "interval. The run measured is each learner's best (`trash-bench exploit RESULTS`: the highest final "
+        "score). Its score: the run's final against `greedy`, per deal, and normalised. On the solved game the "
+        "same responder found no edge against `heuristic` or the shipped MaskablePPO policy, both exactly "
+        "exploitable ([calibration](exploitability.md#calibration-on-hyn-2p)): a bound near 0 says little.\n"
+    )
+
+
 def trainer_candidates() -> str:
     """The candidates for a fast masked PPO on the same engine arrays (``benchmarks/trainer_candidates.py``,
     ``docs/speed/candidates.json``), in timesteps per second at each settings."""
@@ -1406,6 +1466,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "tuned-against-defaults": tuned_against_defaults,
     "multiagent-poker": multiagent_poker,
     "multiagent-exploitability": multiagent_exploitability,
+    "multiagent-equal-time": multiagent_equal_time,
+    "multiagent-bound": multiagent_bound,
     "batched-learning": batched_learning,
     "headline-speed": headline_speed,
     "training-threads": training_threads,
