@@ -736,18 +736,20 @@ def multiagent_bound() -> str:
     rows = []
     for run in sorted(data["runs"], key=lambda run: run["exploitability"]):
         result = _read(path.parent / run["result"])
-        seeds = len(list((path.parent / run["result"]).parent.glob("seed_*.json")))
+        finals = [_read(other)["final"] for other in (path.parent / run["result"]).parent.glob("seed_*.json")]
         final = result["final"]
         rows.append([
-            f"`{run['algorithm']}`", f"seed {run['seed']} (of {seeds})",
+            f"`{run['algorithm']}`", f"seed {run['seed']} (of {len(finals)})",
             f"{run['exploitability']:+.3f} [{run['low']:+.3f}, {run['high']:+.3f}]",
-            f"{final['score']:+.3f} ({final['normalized']:.3f})", f"{run['budget']:,}", f"{run['deals']:,}",
+            f"{final['score']:+.3f} ({final['normalized']:.3f})",
+            f"{sum(other['normalized'] for other in finals) / len(finals):.3f}", f"{run['budget']:,}",
         ])
     header = ["learner", "best run", "trained bound per deal [95% CI]", "its score (normalised)",
-              "responder's timesteps", "test deals"]
+              "all seeds' score (mean, normalised)", "responder's timesteps"]
+    deals = data["runs"][0]["deals"]
     return table(header, rows).rstrip("\n") + (
         "\n\nA lower bound on exploitability per deal: a MaskablePPO best response trained against the frozen "
-        "policy (one responder, the task's budget), its mean score on the test deals from both seats, 95% "
+        f"policy (one responder, the task's budget), its mean score on {deals:,} test deals from both seats, 95% "
         "interval. The run measured is each learner's best (`trash-bench exploit RESULTS`: the highest final "
         "score). Its score: the run's final against `greedy`, per deal, and normalised. On the solved game the "
         "same responder found no edge against `heuristic` or the shipped MaskablePPO policy, both exactly "
