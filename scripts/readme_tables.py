@@ -670,7 +670,8 @@ def multiagent_exploitability() -> str:
     if not path.is_file():
         return "(no runs yet: `python scripts/exploitability_curves.py RESULTS --json PATH`)\n"
     rows = []
-    for task, learners in _load("multiagent/exploitability.json")["tasks"].items():
+    data = _load("multiagent/exploitability.json")
+    for task, learners in data["tasks"].items():
         for algorithm, entry in sorted(learners.items(), key=lambda item: item[1]["final"]["iqm"]):
             middle = len(entry["timesteps"]) // 2
             final = entry["final"]
@@ -690,8 +691,15 @@ def multiagent_exploitability() -> str:
         "equilibrium), IQM over seeds [95% bootstrap interval]; best .. worst: the seeds' finals. Normalised: "
         "1 - IQM / `random`'s exploitability. Score: the mean normalised score against the task's reference "
         "(exact on `hyn-2p-selfplay`, sampled on the reduced Trash), what a fixed-opponent benchmark reports. "
-        "Training time: the median over seeds of the training's wall time, evaluations left out, two runs side "
-        "by side on two cores.\n"
+        "Training time: the median over seeds of the training's wall time, evaluations left out, with two to five "
+        "processes sharing two cores as the runs went (the machine's load varied): read the times as rough.\n"
+    ) + "".join(
+        f"\nDo the score and the exact exploitability order the {found['runs']} runs of `{task}` alike? "
+        + (f"Spearman's rank correlation between them: {found['spearman']:.2f} (1: the same order)."
+           if found["spearman"] is not None
+           else f"No order to compare: the {found['constant'][0]} is the same for every run.")
+        + "\n"
+        for task, found in data.get("agreement", {}).items()
     )
 
 
@@ -720,7 +728,8 @@ def multiagent_equal_time() -> str:
     return "\n\n".join(parts) + (
         "\n\nExact exploitability per deal, IQM over seeds, at each learner's last curve point reached by the "
         "column's training wall time (median over seeds, evaluations left out), with the timesteps it had "
-        "trained by then; the columns are the learners' whole training times; done: its budget spent.\n"
+        "trained by then; the columns are the learners' whole training times; done: its budget spent. The times "
+        "were taken under varying load (two to five processes on two cores), so read them as rough.\n"
     )
 
 
@@ -755,6 +764,46 @@ def multiagent_bound() -> str:
         "same responder found no edge against `heuristic` or the shipped MaskablePPO policy, both exactly "
         "exploitable ([calibration](exploitability.md#calibration-on-hyn-2p)): a bound near 0 says little.\n"
     )
+
+
+def local_best_response() -> str:
+    """The local best response on two-player Help Your Neighbor (``benchmarks/local_best_response.py``,
+    ``docs/exploit/local.json``): the exact ceiling of one, two and three improvement steps, then the
+    Monte Carlo responder's fraction found, judged exactly, by rollouts."""
+    path = ROOT / "docs" / "exploit" / "local.json"
+    if not path.is_file():
+        return "(not measured yet: `python benchmarks/local_best_response.py --json docs/exploit/local.json`)\n"
+    data = _load("exploit/local.json")
+    steps = len(data["ceilings"][0]["found"])
+    rows = [
+        [_name(row["policy"]) if not row["policy"].endswith(".json") else f"`{row['policy']}`",
+         f"{row['exploitability']:.4f}", *(f"{found:.1%}" for found in row["found"]), f"{row['seconds'][0]:.0f} s"]
+        for row in data["ceilings"]
+    ]
+    header = ["policy", "exact exploitability", *(f"found by {k + 1} step{'s' * (k > 0)}" for k in range(steps)),
+              "a step"]
+    text = table(header, rows).rstrip("\n") + (
+        "\n\nThe ceiling, exact: a local best response whose continuation is the policy itself, with exact values "
+        "in place of its rollouts, is one step of policy improvement; repeated, policy iteration. Found: its exact "
+        "score difference per deal against the policy over the policy's exact exploitability.\n"
+    )
+    if data["local"]:
+        rows = [
+            [_name(row["policy"]), str(row["rollouts"]), f"{row['margin']:g}", str(row["deals"]),
+             f"{row['found']:.1%} [{row['found_low']:.1%}, {row['found_high']:.1%}]",
+             f"{row['sampled']:+.3f} [{row['sampled_low']:+.3f}, {row['sampled_high']:+.3f}]",
+             f"{row['seconds_per_deal']:.1f} s"]
+            for row in data["local"]
+        ]
+        header = ["policy", "rollouts", "margin", "deals", "found, judged exactly [95% CI]",
+                  "sampled score per deal [95% CI]", "a deal"]
+        text += "\n" + table(header, rows).rstrip("\n") + (
+            "\n\nThe Monte Carlo responder (`trash-bench exploit POLICY --task hyn-2p --method local`): found is its "
+            "score per deal judged exactly along its games (the exact value of each of its choices over the "
+            "policy's own) over the exact exploitability; the sampled score is the same games' outcomes. A deal: "
+            "its two games, one core, beside other runs.\n"
+        )
+    return text
 
 
 def trainer_candidates() -> str:
@@ -1470,6 +1519,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "multiagent-exploitability": multiagent_exploitability,
     "multiagent-equal-time": multiagent_equal_time,
     "multiagent-bound": multiagent_bound,
+    "local-best-response": local_best_response,
     "batched-learning": batched_learning,
     "headline-speed": headline_speed,
     "training-threads": training_threads,
