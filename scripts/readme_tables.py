@@ -787,6 +787,20 @@ def local_best_response() -> str:
         "in place of its rollouts, is one step of policy improvement; repeated, policy iteration. Found: its exact "
         "score difference per deal against the policy over the policy's exact exploitability.\n"
     )
+    if data.get("gaps"):
+        cuts = list(data["gaps"][0]["share_from_at_least"])
+        rows = [
+            [_name(row["policy"]), f"{row['departures_per_deal']:.1f}", f"{row['gain_per_deal']:.4f}",
+             *(f"{row['share_from_at_least'][cut]:.0%}" for cut in cuts)]
+            for row in data["gaps"]
+        ]
+        header = ["policy", "departures a deal", "gained a deal",
+                  *(f"share from gains of {float(cut):g} or more" for cut in cuts)]
+        text += "\n" + table(header, rows).rstrip("\n") + (
+            f"\n\nWhere the exact step gains, along its games against the policy ({data['gaps'][0]['deals']} deals): "
+            "the decisions where it departs from the policy, and the share of its whole gain that comes from "
+            "departures worth at least so much in the probability of winning.\n"
+        )
     if data["local"]:
         rows = [
             [_name(row["policy"]), str(row["rollouts"]), f"{row['margin']:g}", str(row["deals"]),

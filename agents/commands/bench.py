@@ -12,6 +12,7 @@
     trash-bench references [--tasks ...]                       # recompute the stored reference scores
     trash-bench crossplay RESULTS --task T [--deals D] [--seed S]   # kept policies and baselines, each vs each
     trash-bench exploit POLICY --task T [--budget N ...] [--seeds K]   # a trained best response: a lower bound
+    trash-bench exploit POLICY --task T --method local [--rollouts R]  # a local best response: a lower bound
     trash-bench warmup                                         # compile every Numba kernel now, not at first use
     trash-bench tune masked_dqn --tasks trash-standard-2p trash-pagat-2p-match hyn-2p --trials 20 \
         --storage tuning/masked_dqn.db [--export agents/bench/tuned/tuned-v1.json --name tuned-v1]
@@ -36,7 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.arguments import ArgumentParser, at_least, at_most, fail, one_line, program_name, shipped_epilog
+from agents.arguments import ArgumentParser, at_least, at_most, fail, one_line, program_name
 from agents.bench.algorithms import BUILTIN
 from agents.bench.results import BadResultsError
 from agents.bench.tasks import (
@@ -47,6 +48,7 @@ from agents.bench.tasks import (
     load_references,
     select_tasks,
 )
+from agents.commands.bench_exploit import add_exploit_parser, exploit_command
 from agents.registry import scored_baselines
 from trash_env.files import check_output_path, write_json
 
@@ -161,45 +163,6 @@ def build_parser() -> ArgumentParser:
     add_crossplay_parser(commands)
     add_exploit_parser(commands)
     return parser
-
-
-def add_exploit_parser(commands: Any) -> None:
-    exploit = commands.add_parser(
-        "exploit",
-        help="train a best response to a frozen policy: a lower bound on its exploitability",
-        epilog=shipped_epilog(),
-    )
-    exploit.add_argument(
-        "policy",
-        metavar="POLICY",
-        help="an agent spec (random, heuristic, a policy file, shipped:NAME) or a benchmark result file "
-        "(seed_N.json) or artifact; "
-        "or a results folder: every run of the task (exact on a solved task, else each algorithm's best run), "
-        "written to RESULTS/exploit-TASK.json",
-    )
-    exploit.add_argument("--task", required=True, help="a two-player task (its game, rules, budget and final deals)")
-    exploit.add_argument(
-        "--budget",
-        type=int,
-        nargs="+",
-        default=None,
-        metavar="N",
-        help="timesteps per responder (default: the task's budget); several: one training, kept at each",
-    )
-    exploit.add_argument("--seeds", type=int, default=1, help="responders per budget, training seeds 0 .. K-1")
-    exploit.add_argument("--deals", type=int, default=None, help="test deals (default: the task's final deals)")
-    exploit.add_argument("--n-envs", type=int, default=None, help="games per rollout (default 8, the suite's)")
-    exploit.add_argument(
-        "--test-seed", type=int, default=None, help="the test deals' seed (default: drawn after training)"
-    )
-    exploit.add_argument("--no-exact", action="store_true", help="skip the exact figures of a solved task")
-    exploit.add_argument("--json", type=Path, default=None, metavar="OUT", help="write the result as JSON")
-    exploit.add_argument(
-        "--skip-missing",
-        action="store_true",
-        help="with a results folder: leave out, with a note, a run to measure whose kept policy is missing or "
-        "cannot be loaded (default: refuse)",
-    )
 
 
 def add_crossplay_parser(commands: Any) -> None:
@@ -423,78 +386,6 @@ def evaluate_command(args) -> int:
     return 1 if outside else 0
 
 
-def exploit_command(args) -> int:
-    """``trash-bench exploit``: a line per budget and seed, then the mean over seeds and the exact figure."""
-    from agents.bench.exploit import check_sizes, summary_line, trained_exploitability
-
-    task = select_tasks([args.task])[0]  # one line for an unknown task
-    for flag, value, low in (("--seeds", args.seeds, 1), ("--deals", args.deals, 2), ("--n-envs", args.n_envs, 1)):
-        if value is not None:
-            at_least(flag, value, low)
-    for budget in args.budget or []:
-        at_least("--budget", budget, 1)
-    check_sizes(args.budget or [], args.seeds, args.deals, args.n_envs)
-    if args.json is not None:
-        check_output_path("--json", args.json)
-    prog = program_name(COMMAND)
-    if Path(args.policy).is_dir():
-        return exploit_folder(args, task, prog)
-    if args.skip_missing:
-        raise ValueError("--skip-missing is for a results folder, not one policy")
-    result = trained_exploitability(
-        args.policy,
-        task,
-        args.budget,
-        args.seeds,
-        args.deals,
-        args.test_seed,
-        args.n_envs,
-        exact=not args.no_exact,
-        progress=lambda line: print(f"{prog}: {line}", file=sys.stderr, flush=True),
-    )
-    exact = result["exact"]
-    for point in result["points"]:
-        head = f"{result['task']}, {result['policy']}, {point['budget']:,} timesteps"
-        for run in point["runs"]:
-            print(
-                f"{head}, seed {run['seed']}: {summary_line(run)} "
-                f"({run['timesteps']:,} counted, {run['wall_seconds']:.0f} s)"
-            )
-        fraction = point["fraction_found"]
-        found = "" if fraction is None else f"; {fraction:.1%} of the exact" if fraction > 0 else "; none of the exact"
-        print(f"{head}, mean of {result['seeds']} seeds: {summary_line(point['mean'])}{found}")
-    if exact is not None:
-        print(f"{result['task']}, {result['policy']}: exact exploitability {exact['exploitability']:.4f} per deal")
-    if args.json is not None:
-        write_json(args.json, result)
-    return 0
-
-
-def exploit_folder(args, task: Any, prog: str) -> int:
-    """``trash-bench exploit RESULTS --task T``: every run's exploitability (:mod:`agents.bench.twoplayer`)."""
-    from agents.bench.twoplayer import exploit_name, exploit_runs
-
-    if len(args.budget or []) > 1 or args.seeds != 1 or args.n_envs is not None or args.json is not None:
-        raise ValueError("with a results folder, give at most one --budget and no --seeds, --n-envs or --json")
-    data = exploit_runs(
-        Path(args.policy),
-        task.name,
-        (args.budget or [None])[0],
-        args.deals,
-        args.test_seed,
-        skip_missing=args.skip_missing,
-        progress=lambda line: print(f"{prog}: {line}", file=sys.stderr, flush=True),
-    )
-    for row in data["runs"]:
-        interval = f" [{row['low']:+.4f}, {row['high']:+.4f}]" if "low" in row else ""
-        kind = "at least" if data["kind"] == "bound" else "exactly"
-        print(f"{task.name}, {row['run']}: exploitability {kind} {row['exploitability']:+.4f}{interval} per deal")
-    for line in data["left_out"]:
-        print(f"{task.name}, {line['result']}: left out: {line['reason']}")
-    print(f"wrote {Path(args.policy) / exploit_name(task)}")
-    return 0
-
-
 def crossplay_command(args) -> int:
     """``trash-bench crossplay``: the kept policies and the baselines, each against each
     (:func:`agents.bench.crossplay.crossplay`); prints the Markdown it writes."""
@@ -622,7 +513,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "crossplay":
             return crossplay_command(args)
         if args.command == "exploit":
-            return exploit_command(args)
+            return exploit_command(args, program_name(COMMAND))
         if args.command == "tune":
             return tune_command(args)
         if args.command == "report":

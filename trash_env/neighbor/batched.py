@@ -646,6 +646,29 @@ class NeighborBatch(BatchHost):
         generator.bit_generator.state = words_state(self.dice_start[b] if start else self.dice[b])
         return generator
 
+    def place_state(self, b: int, state: neighbor.NeighborState) -> None:
+        """Put the core's ``state`` (of this batch's configuration, not over) in slot ``b`` (fast mode),
+        its seats all asked: :meth:`game_state` undone, for rollouts from a position (a local best
+        response, :mod:`agents.evaluation.local_best_response`). The slot's dice generator runs on as it
+        was; a finished game is dealt again as any other. Returns nothing; the next :meth:`step` applies
+        the slot's action to it."""
+        if self.exact:
+            raise ValueError("place_state is for fast mode: exact mode's games follow their seeds")
+        if state.config != self.config:
+            raise ValueError("place_state: the state is of another configuration than the batch's")
+        if state.phase == OVER:
+            raise ValueError("place_state: the game is over")
+        row = self.state[b]
+        row[:] = 0
+        row[[PHASE, CUR, TURN, ROLL, ROLLER, HELPER, PRIV]] = (
+            state.phase, state.current, state.turn, state.roll, state.roller, state.helper, state.privileged
+        )
+        row[WINNER], row[TRUNC], row[LEARNER] = NOBODY, 0, -1
+        for seat in range(state.num_players):
+            row[COV + seat] = sum(1 << j for j, covered in enumerate(state.covered[seat]) if covered)
+            row[LEFT + seat] = state.left[seat]
+        self.dones[b] = False
+
     def game_state(self, b: int) -> neighbor.NeighborState:
         """Game ``b`` as a :class:`~trash_env.neighbor.rules.NeighborState` of the core (to render it
         with ``trash_env.neighbor.text.render_neighbor``, or to check it against the core). The rolls
