@@ -124,10 +124,13 @@ class LocalBestResponse(Agent):
             if finished.all():
                 break
             actions = np.argmax(masks, axis=1).astype(np.int64)  # a finished slot's new game: any legal move
-            for agent, rows in (
-                (self.continuation, ~finished & (batch.seats == seat)),
-                (self.target, ~finished & (batch.seats != seat)),
-            ):
+            asked = [(self.target, ~finished)]  # the policy as its own continuation: one batch for both seats
+            if self.continuation is not self.target:
+                asked = [
+                    (self.continuation, asked[0][1] & (batch.seats == seat)),
+                    (self.target, asked[0][1] & (batch.seats != seat)),
+                ]
+            for agent, rows in asked:
                 if rows.any():
                     actions[rows] = agent.act_batch(observations[rows], masks[rows], rngs[: int(rows.sum())])
         return values.reshape(self.rollouts, count)
