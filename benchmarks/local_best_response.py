@@ -15,6 +15,8 @@ docs/exploitability.md):
   the seconds a deal::
 
     python benchmarks/local_best_response.py --local docs/exploit/local --json docs/exploit/local.json
+
+(``--reuse docs/exploit/local.json`` keeps the exact parts and reads the local results again.)
 """
 
 from __future__ import annotations
@@ -79,11 +81,13 @@ def gaps(policy: str, deals: int = 400) -> dict[str, Any]:
     tables = tables_of(agent)
     judge = AdvantageJudge(tables)
     step = improvement_step(tables, tables, tolerance=EXACT_TOLERANCE)
+    chosen = step.roll[2] > 0.5, np.argmax(step.uncover, axis=0).astype(np.int8)  # (the same table after every roll)
+
     class Step(TableAgent):
         name = "one improvement step"
 
         def tables(self) -> tuple[np.ndarray, np.ndarray]:
-            return step.roll[2] > 0.5, np.argmax(step.uncover, axis=0).astype(np.int8)
+            return chosen
 
     responder = Step()
     game, config = get_game("help_your_neighbor"), task.config()
@@ -138,26 +142,32 @@ def sampled(folder: Path) -> list[dict[str, Any]]:
             "sampled_high": round(data["high"], 3),
             "seconds_per_deal": round(data["seconds_per_deal"], 1),
         })
-    return sorted(rows, key=lambda row: (row["policy"], row["rollouts"]))
+    return sorted(rows, key=lambda row: (row["policy"], row["rollouts"], row["margin"]))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--policies", nargs="+", default=list(POLICIES))
+    parser.add_argument("--policies", nargs="*", default=list(POLICIES))
     parser.add_argument("--steps", type=int, default=3, help="improvement steps (default 3)")
     parser.add_argument(
         "--gaps", nargs="*", default=["heuristic", "shipped:hyn-2p-maskable-ppo"], help="where one step gains"
     )
     parser.add_argument("--local", type=Path, default=None, help="a folder of --method local result files")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--reuse", type=Path, default=None, metavar="JSON", help="take the ceilings and gaps from this earlier output"
+    )
     args = parser.parse_args(argv)
-    ceilings = []
+    if args.reuse is not None:  # the exact parts as an earlier run wrote them; only the local results read again
+        earlier = json.loads(args.reuse.read_text())
+        args.policies, args.gaps = [], []
+    ceilings = [] if args.reuse is None else earlier["ceilings"]
     for policy in args.policies:
         ceilings.append(ceiling(policy, args.steps))
         row = ceilings[-1]
         print(f"{policy}: exploitability {row['exploitability']:.4f}; found by 1..{args.steps} steps {row['found']} "
               f"({row['seconds']} s)", flush=True)
-    where = []
+    where = [] if args.reuse is None else earlier["gaps"]
     for policy in args.gaps:
         where.append(gaps(policy))
         print(f"{policy}: {where[-1]}", flush=True)
