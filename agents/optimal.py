@@ -13,7 +13,7 @@ import numpy as np
 
 from agents.base import Agent, SeatView
 from trash_env.neighbor.observation import NeighborObserver
-from trash_env.neighbor.rules import END_TURN, NUM_MARKERS, ROLL_DICE, UNCOVER_0, NeighborState
+from trash_env.neighbor.rules import END_TURN, NUM_MARKERS, ROLL_DICE, UNCOVER_0, NeighborState, covered_bits
 
 
 class TableAgent(Agent):
@@ -46,7 +46,7 @@ class TableAgent(Agent):
         if len(view.legal_actions) == 1:  # a first move asked though forced (R14)
             return int(view.legal_actions[0])
         state: NeighborState = view.public_state
-        bits = [sum(1 << j for j, c in enumerate(state.covered[seat]) if c) for seat in range(2)]
+        bits = [covered_bits(state, seat) for seat in range(2)]
         me, opp = bits[view.seat], bits[1 - view.seat]
         action = int(self.decide(np.array(me), np.array(opp), np.array(ROLL_DICE in view.legal_actions)))
         assert action in view.legal_actions

@@ -38,6 +38,7 @@ from trash_env.neighbor.rules import (
     TOTALS,
     UNCOVER,
     UNCOVER_0,
+    covered_bits,
     make_config,
 )
 from trash_env.neighbor.solver import (
@@ -209,7 +210,7 @@ def _examples(agent: Agent, solution: Solution, tables: PolicyTables, games: int
 
         def act(self, view, rng):
             state = view.public_state
-            bits = [sum(1 << j for j, c in enumerate(state.covered[s]) if c) for s in range(2)]
+            bits = [covered_bits(state, s) for s in range(2)]
             seen[(state.phase, state.roll, bits[view.seat], bits[1 - view.seat])] += 1
             return agent.act(view, rng)
 

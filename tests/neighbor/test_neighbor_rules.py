@@ -917,3 +917,11 @@ def test_replay_rejects_a_corrupt_record(record: dict[str, Any], corruption: Cal
     corruption(corrupt)
     with pytest.raises(ValueError, match=message):
         trash_env.replay(corrupt)
+
+
+def test_covered_bits_number_the_markers_in_the_order_of_the_totals() -> None:
+    """R12: the markers are the totals 2..6, 8..12 in order; bit j of a seat's set is TOTALS[j] covered."""
+    state = neighbor.new_game(neighbor.make_config(num_players=2))
+    assert neighbor.covered_bits(state, 0) == 0
+    state.covered[1][0] = state.covered[1][neighbor.TOTALS.index(12)] = True
+    assert neighbor.covered_bits(state, 1) == 1 | 1 << 9 and neighbor.covered_bits(state, 0) == 0

@@ -665,7 +665,7 @@ class NeighborBatch(BatchHost):
         )
         row[WINNER], row[TRUNC], row[LEARNER] = NOBODY, 0, -1
         for seat in range(state.num_players):
-            row[COV + seat] = sum(1 << j for j, covered in enumerate(state.covered[seat]) if covered)
+            row[COV + seat] = neighbor.covered_bits(state, seat)
             row[LEFT + seat] = state.left[seat]
         self.dones[b] = False
 

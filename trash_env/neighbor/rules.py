@@ -218,6 +218,12 @@ def clone(state: NeighborState) -> NeighborState:
 # Legal actions (R14)
 
 
+def covered_bits(state: NeighborState, seat: int) -> int:
+    """``seat``'s covered markers as a bit set (bit j: the marker of ``TOTALS[j]``, R12), as the solver
+    and the batched engine index them."""
+    return sum(1 << j for j, covered in enumerate(state.covered[seat]) if covered)
+
+
 def legal_actions(state: NeighborState) -> list[int]:
     """The legal actions of R14 for ``state.current``, in increasing order."""
     phase = state.phase
