@@ -14,9 +14,9 @@ docs/exploitability.md):
   fraction of the exact exploitability found, judged exactly along its games, with its interval, and
   the seconds a deal::
 
-    python benchmarks/local_best_response.py --local docs/exploit/local --json docs/exploit/local.json
+    python benchmarks/local_best_response.py --local docs/exploit/local --json docs/local_best_response.json
 
-(``--reuse docs/exploit/local.json`` keeps the exact parts and reads the local results again.)
+(``--reuse docs/local_best_response.json`` keeps the exact parts and reads the local results again.)
 """
 
 from __future__ import annotations

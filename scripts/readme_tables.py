@@ -768,12 +768,12 @@ def multiagent_bound() -> str:
 
 def local_best_response() -> str:
     """The local best response on two-player Help Your Neighbor (``benchmarks/local_best_response.py``,
-    ``docs/exploit/local.json``): the exact ceiling of one, two and three improvement steps, then the
+    ``docs/local_best_response.json``): the exact ceiling of one, two and three improvement steps, then the
     Monte Carlo responder's fraction found, judged exactly, by rollouts."""
-    path = ROOT / "docs" / "exploit" / "local.json"
+    path = ROOT / "docs" / "local_best_response.json"
     if not path.is_file():
-        return "(not measured yet: `python benchmarks/local_best_response.py --json docs/exploit/local.json`)\n"
-    data = _load("exploit/local.json")
+        return "(not measured yet: `python benchmarks/local_best_response.py --json docs/local_best_response.json`)\n"
+    data = _load("local_best_response.json")
     steps = len(data["ceilings"][0]["found"])
     rows = [
         [_name(row["policy"]) if not row["policy"].endswith(".json") else f"`{row['policy']}`",
