@@ -244,6 +244,11 @@ class BatchHost:
     not started again (``dones`` stays set; call ``reset``). ``parallel`` spreads the games over
     Numba's threads (default: from :data:`PARALLEL_FROM` games); results do not depend on it.
 
+    With ``hold_finished=True`` (fast mode, for rollouts from a position the engine places:
+    ``place_state``) a finished game is not started again either: it waits, over, its ``dones`` and
+    ``rewards`` kept, and later steps leave it alone; every seat may then play inside the engine, and
+    one step plays a placed position to its end.
+
     A game's engine sets the class attributes and :meth:`_extra`, :meth:`_deal_of`, :meth:`_place_deal`
     (and, where exact mode pauses for Python's generator, :meth:`_resume_paused`).
     """
@@ -259,6 +264,7 @@ class BatchHost:
     turn_cell: ClassVar[int]
     trunc_cell: ClassVar[int]
     over: ClassVar[int]  # the phase of a finished game
+    hold_cell: ClassVar[int]  # the rules cell that makes finished games wait (:meth:`hold_finished`)
 
     def __init__(
         self,
@@ -270,6 +276,7 @@ class BatchHost:
         opponents: list[str] | None = None,
         learner_seat: int | None = None,
         parallel: bool | None = None,
+        hold_finished: bool = False,
     ) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
@@ -314,8 +321,12 @@ class BatchHost:
         if exact:  # exact mode's random is RandomAgent's, from each seat's keyed stream (reset's draw_keys)
             self.policies[self.policies == RANDOM] = KEYED_RANDOM
         self.streams = np.zeros((batch_size, MAX_SEATS, 3), np.uint64)
-        if not exact and opponents is None and ((self.policies != EXTERNAL).all(axis=1)).any():
-            raise ValueError("policies: in fast mode every game needs a seat that is asked (None); use exact=True")
+        if hold_finished and (exact or opponents is not None):
+            raise ValueError("hold_finished is for fast mode with policies: exact mode holds its games anyway")
+        if not exact and not hold_finished and opponents is None and ((self.policies != EXTERNAL).all(axis=1)).any():
+            raise ValueError(
+                "policies: in fast mode every game needs a seat that is asked (None); use exact=True or hold_finished"
+            )
         self.pool = np.zeros(0, np.int64)
         if opponents is not None:
             if not len(opponents):
@@ -331,6 +342,7 @@ class BatchHost:
         # Threads pay off from a few hundred games on (docs/speed.md); the results are the same.
         self.parallel = (batch_size >= PARALLEL_FROM and threads() > 1) if parallel is None else bool(parallel)
         self._configure()
+        self.rules[self.hold_cell] = bool(hold_finished)
 
     # What a game's engine gives.
 
@@ -418,6 +430,27 @@ class BatchHost:
         self.rng_state = rng.integers(1, 2**63, size=self.batch_size, dtype=np.uint64)
         self._seed_more(rng)
 
+    def _check_placeable(self, state: Any) -> None:
+        """A one-line ValueError unless a game's ``place_state`` can put the core's ``state`` in a slot:
+        fast mode, this batch's configuration, a game not over."""
+        if self.exact:
+            raise ValueError("place_state is for fast mode: exact mode's games follow their seeds")
+        if state.config != self.config:
+            raise ValueError("place_state: the state is of another configuration than the batch's")
+        if state.phase == self.over:
+            raise ValueError("place_state: the game is over")
+
+    def copy_generators(self, sources: np.ndarray, targets: np.ndarray) -> None:
+        """Fast mode: games ``targets`` draw from now on exactly what games ``sources`` draw (their
+        generators' states copied, one source per target): common random numbers, for rollouts that
+        compare moves from the same position (a local best response)."""
+        self.rng_state[targets] = self.rng_state[sources]
+        self._copy_more(sources, targets)
+
+    def _copy_more(self, sources: np.ndarray, targets: np.ndarray) -> None:
+        """A game's generators beyond ``rng_state`` (Help Your Neighbor's dice), copied as
+        :meth:`copy_generators` says."""
+
     def reset(self, seeds: list[Any] | None = None, draw_keys: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """Start every game; returns (observations, masks) of the acting seats. In exact mode ``seeds`` (one
         per game, anything ``numpy.random.default_rng`` takes) seed each game's generator, as the rules
@@ -484,6 +517,8 @@ class BatchHost:
         actions = np.asarray(actions, dtype=np.int64)
         if self.exact:
             self._run(self._all, actions)
+        elif self.rules[self.hold_cell]:
+            self._kernel(self._all[self.state[:, self.phase_cell] != self.over], actions)
         else:
             self._kernel(self._all, actions)
             self._check_learner_moves()

@@ -133,6 +133,10 @@ class Game:
     engine: Engine | None = None
     narrator: Narrator | None = None
     openspiel_entry_point: str | None = None  # the module that registers its OpenSpiel game
+    sample_hidden: Callable[[Any, np.random.Generator], Any] | None = None
+    """(a public view, a generator) -> a full state consistent with it, every arrangement of the hidden
+    cards equally likely (belief sampling, for search from a seat's view: a local best response); None
+    when nothing is hidden (the public view is the state)."""
     solved: bool = False  # two-player games solved exactly (agents.evaluation.exact, optimal)
     warm_up: dict[str, Callable[[], None]] | None = None  # its compiled kernels beyond the engine (trash_env.warmup)
     extra: dict[str, Any] = field(default_factory=dict, compare=False)

@@ -7,17 +7,21 @@ decisions, and takes the best. It needs no training and no solution, only the ru
 policy's play, so it works against any frozen batch policy on any game the rollouts can be played
 on.
 
-:class:`LocalBestResponse` is that responder as an :class:`~agents.base.Agent`. At a decision it
-takes the position as its seat sees it (:attr:`~agents.base.SeatView.public_state`; Help Your
-Neighbor hides nothing, R12, so the position is the game's), puts it in ``rollouts x actions`` slots
-of the game's batched engine (:meth:`trash_env.neighbor.batched.NeighborBatch.place_state`), makes
-each slot's first move one legal action, and plays every slot to the end: the frozen policy
-(``target``) decides for the other seat, ``continuation`` (by default the frozen policy itself) for
-the responder's later decisions, both asked in batches over the slots, forced moves played by the
-engine (R14). The action with the best mean result is played.
+:class:`LocalBestResponse` is that responder as an :class:`~agents.base.Agent`, for any game with a
+batched engine that can place a position (``place_state``: Help Your Neighbor's and Trash's). At a
+decision it takes the position as its seat sees it (:attr:`~agents.base.SeatView.public_state`),
+draws ``rollouts`` *worlds* from it (the hidden cards dealt anew, every arrangement consistent with
+the view equally likely: the game's ``sample_hidden``, :func:`trash_env.trash.belief.sample_hidden_state`
+for Trash, R2, R15; Help Your Neighbor hides nothing, R12, so every world is the position itself),
+puts each world in one slot per legal action of the game's batched engine, makes each slot's first
+move its action, and plays every slot to the end: the frozen policy (``target``) decides for the
+other seat, ``continuation`` (by default the frozen policy itself) for the responder's later
+decisions, both asked in batches over the slots (or inside the engine, for its own baselines),
+forced moves played by the engine (R13, R14). The action with the best mean result is played.
 
-- **Common random numbers.** The ``rollouts`` worlds differ in their dice; within a world every
-  action is tried with the same dice generator, so the comparison between actions is not drowned in
+- **Common random numbers.** Within a world every action is tried on the same hidden cards and the
+  same generators (the engine's :meth:`~trash_env.engine_host.BatchHost.copy_generators`: the same
+  dice, the same reshuffles and later deals), so the comparison between actions is not drowned in
   luck.
 - **Which continuation.** With the frozen policy as continuation the responder is one step of policy
   improvement over the policy itself; on two-player Help Your Neighbor, with exact values in place
@@ -26,12 +30,9 @@ engine (R14). The action with the best mean result is played.
   values; a decision between near-equal actions may go either way, at little cost.
 - **``margin``.** The responder plays the continuation's own choice unless another action's mean
   gain over it, paired by world, is above ``margin`` standard errors (0: the best mean).
-- **Cost.** About ``rollouts x actions x`` the moves left in the game engine steps and policy rows
-  per decision; ``trash-bench exploit --method local`` reports the seconds.
-
-Trash hides cards: a responder there would sample the hidden cards from its seat's view
-(:func:`trash_env.trash.belief.sample_hidden_state`) and place the sampled deal in its engine; its
-engine cannot place a position yet, so this responder plays Help Your Neighbor only.
+- **Cost.** About ``rollouts x actions x`` the moves left in the game (in a match, R9: in the
+  match) engine steps and policy rows per decision; ``trash-bench exploit --method local`` reports
+  the seconds.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ class LocalBestResponse(Agent):
     rollouts' dice from ``seed`` (and, per decision, the generator it is asked with)."""
 
     name = "local_best_response"
-    games = ("help_your_neighbor",)
+    games = None  # any game whose engine places positions (checked when made)
 
     def __init__(
         self,
@@ -69,10 +70,18 @@ class LocalBestResponse(Agent):
             raise ValueError(f"rollouts must be an integer from 1 to {MAX_ROLLOUTS}, got {rollouts!r}")
         if not np.isfinite(margin) or margin < 0:
             raise ValueError(f"margin must be 0 or more standard errors, got {margin!r}")
+        from trash_env.games import game_of
+
+        self.game = game_of(config)
+        engine = self.game.engine
+        if engine is None or not hasattr(engine.batch_type(), "place_state"):
+            raise ValueError(f"{self.game.title} has no batched engine that can place a position for rollouts")
         self.check_config(config)
         continuation = target if continuation is None else continuation
+        self.inside = getattr(target, "spec", None) if getattr(target, "spec", None) in engine.policies else None
         for role, agent in (("target", target), ("continuation", continuation)):
-            if not getattr(agent, "batchable", False):
+            played_inside = self.inside is not None and agent is target
+            if not played_inside and not getattr(agent, "batchable", False):
                 raise ValueError(f"the {role} {agent.name!r} does not decide in batches: rollouts ask it in batches")
             agent.check_config(config)
         self.target = target
@@ -84,46 +93,55 @@ class LocalBestResponse(Agent):
         self._batches: dict[int, Any] = {}  # one engine per number of legal actions
 
     def _batch(self, actions: int, seat: int) -> Any:
-        """The engine for decisions with ``actions`` legal actions by ``seat``: the responder's seat is
-        asked; the frozen policy's plays inside the engine if it is one of the engine's baselines (by
-        its spec: ``random``, ``heuristic``, ``roller``, ``optimal``), else it is asked too."""
-        from trash_env.neighbor.batched import NeighborBatch
-
+        """The engine for decisions with ``actions`` legal actions by ``seat``, finished games held: the
+        frozen policy plays inside the engine if it is one of the engine's baselines (by its spec:
+        Help Your Neighbor's ``random``, ``heuristic``, ``roller``, ``optimal``, Trash's ``random``,
+        ``greedy``, ``counter``), and then the responder's seat too when the policy is its own
+        continuation (each rollout is one step); other seats are asked."""
         key = (actions, seat)
         if key not in self._batches:
-            spec = getattr(self.target, "spec", None)
-            inside = spec if spec in NeighborBatch.POLICY_CODES else None
-            policies = [None if other == seat else inside for other in range(self.config.num_players)]
-            self._batches[key] = NeighborBatch(self.config, self.rollouts * actions, seed=self.seed, policies=policies)
+            own = self.inside if self.continuation is self.target else None
+            policies = [own if other == seat else self.inside for other in range(self.config.num_players)]
+            batch_type = self.game.engine.batch_type()
+            self._batches[key] = batch_type(
+                self.config, self.rollouts * actions, seed=self.seed, policies=policies, hold_finished=True
+            )  # a rollout ends with its game
         return self._batches[key]
 
+    def _worlds(self, view: SeatView, rng: np.random.Generator) -> list[Any]:
+        """``rollouts`` full states consistent with the seat's view (one, shared, if nothing is hidden)."""
+        state = copy.deepcopy(view.public_state)
+        if self.game.sample_hidden is None:
+            return [state] * self.rollouts
+        return [self.game.sample_hidden(state, rng) for _ in range(self.rollouts)]
+
     def action_values(self, view: SeatView, rng: np.random.Generator) -> np.ndarray:
-        """[rollouts, legal actions]: the responder's result (R12: +1, -1 or 0) in each world after
-        each legal action, ``view.legal_actions`` in order."""
+        """[rollouts, legal actions]: the responder's result (R10, R12: its reward) in each world
+        after each legal action, ``view.legal_actions`` in order."""
         legal = view.legal_actions
         count = len(legal)
         batch = self._batch(count, view.seat)
         size = self.rollouts * count
         batch.seed(int(rng.integers(2**63)))
         first = np.arange(0, size, count)
-        for i in range(1, count):  # common random numbers: one dice generator per world
-            batch.dice[first + i] = batch.dice[first]
-        state = copy.deepcopy(view.public_state)
-        for b in range(size):
-            batch.place_state(b, state)
+        for i in range(1, count):  # common random numbers: one set of generators per world
+            batch.copy_generators(first, first + i)
+        for world, state in enumerate(self._worlds(view, rng)):
+            for b in range(world * count, (world + 1) * count):
+                batch.place_state(b, state)
         actions = np.tile(np.asarray(legal, np.int64), self.rollouts)
         values = np.zeros(size)
         finished = np.zeros(size, np.bool_)
         rngs: Sequence[np.random.Generator] = [rng] * size
         seat = view.seat
-        while True:
+        while True:  # (with the policy and its continuation inside the engine, one step plays every game out)
             observations, masks, rewards, dones = batch.step(actions)
             ended = dones & ~finished
             values[ended] = rewards[ended, seat]
             finished |= ended
             if finished.all():
                 break
-            actions = np.argmax(masks, axis=1).astype(np.int64)  # a finished slot's new game: any legal move
+            actions = np.full(size, -1, np.int64)  # a finished game waits (hold_finished): its action is unused
             asked = [(self.target, ~finished)]  # the policy as its own continuation: one batch for both seats
             if self.continuation is not self.target:
                 asked = [
@@ -140,8 +158,11 @@ class LocalBestResponse(Agent):
         if len(legal) == 1:
             return legal[0]
         values = self.action_values(view, rng)
-        mask = view.action_mask[None, :].astype(np.int8)
-        default = legal.index(int(self.continuation.act_batch(view.observation[None, :], mask, [rng])[0]))
+        if getattr(self.continuation, "batchable", False):
+            mask = view.action_mask[None, :].astype(np.int8)
+            default = legal.index(int(self.continuation.act_batch(view.observation[None, :], mask, [rng])[0]))
+        else:  # an in-engine baseline's own agent
+            default = legal.index(self.continuation.act(view, rng))
         gains = values - values[:, [default]]
         mean = gains.mean(axis=0)
         if self.margin > 0 and self.rollouts > 1:

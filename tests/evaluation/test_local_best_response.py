@@ -1,5 +1,6 @@
-"""The local best response (:mod:`agents.evaluation.local_best_response`), its engine placement
-(``NeighborBatch.place_state``), the exact judge and improvement step of two-player Help Your
+"""The local best response (:mod:`agents.evaluation.local_best_response`) on both games, its engine
+placement (``NeighborBatch.place_state``; Trash's is tested with its engine) and held batches, the
+exact judge and improvement step of two-player Help Your
 Neighbor (:mod:`agents.evaluation.exploitability`), and ``trash-bench exploit --method local``."""
 
 from __future__ import annotations
@@ -106,6 +107,8 @@ def test_bad_settings_are_refused() -> None:
         LocalBestResponse(_OneAtATime(), CONFIG)
     with pytest.raises(ValueError, match="plays help_your_neighbor, not trash"):
         LocalBestResponse(target, get_game("trash").make_config())
+    with pytest.raises(ValueError, match="does not decide in batches"):  # greedy plays inside; its stand-in cannot
+        LocalBestResponse(make_agent("greedy", "trash"), get_game("trash").make_config(), continuation=_OneAtATime())
 
 
 class _OneAtATime(Agent):  # decides one position at a time
@@ -137,16 +140,81 @@ def test_the_judge_is_exact_on_average() -> None:
     assert error < np.std(outcomes, ddof=1) / np.sqrt(len(outcomes)) / 3
 
 
-@pytest.mark.slow  # the exact figures, then 6 deals against random with 64 rollouts a decision: about a minute
+@pytest.mark.slow  # the exact figures, then 40 deals against random with 64 rollouts a decision: about 40 s
 def test_against_random_it_finds_an_edge_and_never_more_than_there_is() -> None:
     """Against ``random`` (exactly exploitable by 1.099 per deal) a local best response of 64 rollouts
     finds an edge, judged exactly, and never more than the exact exploitability beyond its interval."""
-    result = local_exploitability("random", "hyn-2p", rollouts=64, margin=2.0, deals=6, seed=21)
+    result = local_exploitability("random", "hyn-2p", rollouts=64, margin=2.0, deals=40, seed=21)
     judged = result["judged"]
     assert result["exact"]["exploitability"] == pytest.approx(1.099, abs=1e-3)
     assert 0 < judged["low"] <= result["exact"]["exploitability"]
-    assert 0 < judged["fraction_found"] < 1 and [p["deals"] for p in result["curve"]] == [1, 2, 3, 4, 5, 6]
+    assert 0 < judged["fraction_found"] < 1 and [p["deals"] for p in result["curve"]] == list(range(4, 41, 4))
     assert result["low"] <= result["score"] <= result["high"]
+
+
+@pytest.mark.parametrize("preset", ["micro", "tiny"])
+def test_on_reduced_trash_it_finds_what_the_exact_best_response_finds_and_no_more(preset: str) -> None:
+    """R2, R15 (hidden cards sampled per world): on the reduced Trash games whose exact best response is
+    known (:mod:`agents.evaluation.tree_exploitability`, OpenSpiel's on ``python_trash``), the local best
+    response's score against ``random`` is an edge above 0 whose interval holds the exact
+    exploitability or lies below it, and against ``greedy`` (exactly unexploitable there) it finds
+    nothing."""
+    from agents.evaluation.stats import Interval
+    from agents.evaluation.tree_exploitability import tree_exploitability
+    from trash_env.trash.reduced import reduced_config
+
+    config = reduced_config(preset)
+    for spec in ("random", "greedy"):
+        target = make_agent(spec, "trash")
+        exact = tree_exploitability(config, target).per_deal
+        responder = LocalBestResponse(target, config, rollouts=64, margin=2.0, seed=5)
+        played = play_deals(config, ("r", "t"), list(range(300)), 11, True, {"r": responder, "t": target})
+        found = Interval.of([score["r"] - score["t"] for score in deal_scores(played).values()])
+        assert found.low <= exact + 1e-9, (spec, found, exact)
+        if spec == "random":
+            assert exact > 0.03 and found.low > 0, (found, exact)
+        else:
+            assert exact == pytest.approx(0.0, abs=1e-9) and found.high <= 0.05, found
+
+
+def test_on_trash_it_samples_the_hidden_cards_and_plays_legal_moves_reproducibly() -> None:
+    """From a seat's view (R15: the face-down cards and the stock hidden) each decision samples its
+    worlds, and the same generator gives the same choice; the in-engine baseline is asked as its agent."""
+    from trash_env.trash.batched import TrashBatch
+
+    config = get_game("trash").make_config(num_players=2)
+    observer = get_game("trash").make_observer(config)
+    batch = TrashBatch(config, 6, seed=2)
+    batch.reset()
+    for b in range(6):
+        state = batch.game_state(b)
+        view = SeatView(state, state.current, observer, get_game("trash"))
+        target = make_agent("greedy", "trash")
+        choices = [
+            LocalBestResponse(target, config, rollouts=8, seed=3).act(view, np.random.default_rng(9)) for _ in range(2)
+        ]
+        assert choices[0] == choices[1] and choices[0] in view.legal_actions
+
+
+def test_a_held_batch_plays_a_placed_position_to_its_end_in_one_step() -> None:
+    """``hold_finished``: with every seat inside the engine one step plays a position out (R12), and the
+    finished game then waits, its rewards kept, while a later step leaves it alone; without it such a
+    batch is refused, and exact mode or a single-agent batch does not take it."""
+    state = positions(1)[3]
+    batch = NeighborBatch(CONFIG, 4, seed=1, policies=["heuristic", "heuristic"], hold_finished=True)
+    for b in range(4):
+        batch.place_state(b, state)
+    actions = np.full(4, GAME.legal_actions(state)[0])
+    _, _, rewards, dones = batch.step(actions)
+    assert dones.all() and (np.abs(rewards).sum(axis=1) == 2).all()
+    kept, row = rewards.copy(), batch.state.copy()
+    batch.step(np.full(4, -1))
+    assert batch.dones.all() and np.array_equal(batch.rewards, kept) and np.array_equal(batch.state, row)
+    with pytest.raises(ValueError, match="every game needs a seat that is asked"):
+        NeighborBatch(CONFIG, 4, policies=["heuristic", "heuristic"])
+    for kwargs in ({"exact": True}, {"opponents": ["heuristic"]}):
+        with pytest.raises(ValueError, match="hold_finished is for fast mode"):
+            NeighborBatch(CONFIG, 4, hold_finished=True, **kwargs)
 
 
 def test_the_command_writes_its_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -322,6 +322,53 @@ def test_a_game_does_not_depend_on_the_other_games() -> None:
         np.testing.assert_array_equal(dones, large.dones[3:7])
 
 
+@pytest.mark.parametrize(
+    ("preset", "players", "match"), [("standard", 4, False), ("jokers", 3, True), ("pagat", 2, True)]
+)
+def test_a_placed_position_reads_back_and_plays_on_as_the_game_it_came_from(preset: str, players: int, match: bool):
+    """``place_state`` undoes ``game_state``: a game's position put in another batch's slot reads back
+    the same (every field of R2, R15), and with the slot's generator at the same state it plays on
+    exactly as the game it came from (reshuffles R7, the next hands of a match R9, new games). One deck:
+    the stock runs out often, so some positions hold a reshuffled, known stock (R15)."""
+    config = make_config(preset, num_players=players, match=match, num_decks=1)
+    source = batched.TrashBatch(config, 24, seed=3)
+    chooser = np.random.default_rng(4)
+    _, masks = source.reset()
+    for _ in range(60):
+        _, masks, _, _ = source.step(random_actions(masks, chooser))
+    copy = batched.TrashBatch(config, 24, seed=99)
+    copy.reset()
+    for b in range(24):
+        copy.place_state(b, source.game_state(b))
+        assert_states_equal(source.game_state(b), copy.game_state(b), f"game {b}")
+    if players == 4:
+        assert any(sum(copy.game_state(b).known_stock) for b in range(24))
+    copy.rng_state[:] = source.rng_state
+    for step in range(150):
+        actions = random_actions(masks, chooser)
+        outputs = [batch.step(actions) for batch in (source, copy)]
+        for one, other in zip(*outputs):
+            np.testing.assert_array_equal(one, other, err_msg=f"step {step}")
+        np.testing.assert_array_equal(source.seats, copy.seats)
+        masks = outputs[0][1]
+
+
+def test_place_state_refuses_what_it_cannot_hold() -> None:
+    config = make_config("standard", num_players=2)
+    batch = batched.TrashBatch(config, 2, seed=1)
+    batch.reset()
+    state = batch.game_state(0)
+    with pytest.raises(ValueError, match="fast mode"):
+        batched.TrashBatch(config, 1, exact=True).place_state(0, state)
+    with pytest.raises(ValueError, match="another configuration"):
+        batched.TrashBatch(make_config("standard", num_players=3), 1).place_state(0, state)
+    with pytest.raises(ValueError, match="hides cards"):
+        batch.place_state(1, public_view(state))
+    state.phase = trash.OVER
+    with pytest.raises(ValueError, match="over"):
+        batch.place_state(1, state)
+
+
 # --------------------------------------------------------------------------
 # 4. The in-engine policies against the agents
 

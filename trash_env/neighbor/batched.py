@@ -64,7 +64,7 @@ WIDTH = ROW.width
 
 # The configuration as an int64 array ``rules``.
 RULES = RowLayout()
-KP, KMAXT, KEXACT = RULES.fields(3)
+KP, KMAXT, KEXACT, KHOLD = RULES.fields(4)  # KHOLD: finished games wait (hold_finished)
 RULES_WIDTH = RULES.width
 
 ROLL_PHASE, CHOOSE, UNCOVER, OVER = neighbor.ROLL, neighbor.CHOOSE, neighbor.UNCOVER, neighbor.OVER
@@ -476,7 +476,7 @@ def _step_one(g, r, rs, ks, extra, b, actions, policies, pool, learner, out) -> 
         ended = host.game_ended(g, b, TRUNC, LEARNER, out)
         if ended >= 0:
             _encode(g, r, b, ended, final_obs[b])
-        if not r[KEXACT]:
+        if not r[KEXACT] and not r[KHOLD]:
             count = _deal_new(g, r, rs, ks, d, start, tables, b, policies, pool, learner, masks[b])
     status[b] = count
     if count > 0:
@@ -584,6 +584,7 @@ class NeighborBatch(BatchHost):
     num_actions = NUM_ACTIONS
     row_width = WIDTH
     phase_cell, learner_cell, turn_cell, trunc_cell, over = PHASE, LEARNER, TURN, TRUNC, OVER
+    hold_cell = KHOLD
     kernels = Kernels(_step_games, _step_games_parallel, _start_games, _observe_games)
 
     def __init__(self, *args: Any, optimal_tables: tuple[np.ndarray, np.ndarray] | None = None, **kwargs: Any) -> None:
@@ -634,6 +635,9 @@ class NeighborBatch(BatchHost):
         self._check_optimal(np.asarray(codes))  # before the pool changes: a refused pool leaves it as it was
         super().set_pool(codes)
 
+    def _copy_more(self, sources: np.ndarray, targets: np.ndarray) -> None:
+        self.dice[targets] = self.dice[sources]
+
     def dice_state(self, b: int) -> dict[str, Any]:
         """Game ``b``'s dice generator as a NumPy ``PCG64`` state dict (``bit_generator.state``): in exact
         mode the core's generator's state after the same rolls."""
@@ -652,12 +656,7 @@ class NeighborBatch(BatchHost):
         response, :mod:`agents.evaluation.local_best_response`). The slot's dice generator runs on as it
         was; a finished game is dealt again as any other. Returns nothing; the next :meth:`step` applies
         the slot's action to it."""
-        if self.exact:
-            raise ValueError("place_state is for fast mode: exact mode's games follow their seeds")
-        if state.config != self.config:
-            raise ValueError("place_state: the state is of another configuration than the batch's")
-        if state.phase == OVER:
-            raise ValueError("place_state: the game is over")
+        self._check_placeable(state)
         row = self.state[b]
         row[:] = 0
         row[[PHASE, CUR, TURN, ROLL, ROLLER, HELPER, PRIV]] = (

@@ -74,7 +74,7 @@ WIDTH = ROW.width
 
 # The configuration as an int64 array ``rules``: scalars, then per-rank tables and the ordered deck.
 RULES = RowLayout()
-KP, KL, KDD, KFINAL, KMATCH, KSTARTW, KMAXT, KD, KEXACT = RULES.fields(9)
+KP, KL, KDD, KFINAL, KMATCH, KSTARTW, KMAXT, KD, KEXACT, KHOLD = RULES.fields(10)  # KHOLD: hold_finished
 WILD = RULES.block(trash.NUM_RANKS)  # [rank]: 1 if wild (R6)
 COPIES = RULES.block(trash.NUM_RANKS)  # [rank]: copies in the deck (R1)
 ORDERED = RULES.block(MAX_DECK)  # [i]: the configured cards in rank order
@@ -708,7 +708,7 @@ def _step_one(g, r, rs, ks, scale, b, actions, policies, pool, learner, out) -> 
         ended = host.game_ended(g, b, TRUNC, LEARNER, out)
         if ended >= 0:
             _encode(g, r, scale, b, ended, final_obs[b])
-        if not r[KEXACT]:
+        if not r[KEXACT] and not r[KHOLD]:
             count = _deal_new(g, r, rs, ks, b, policies, pool, learner, masks[b])
     status[b] = count
     if count > 0:
@@ -788,6 +788,7 @@ class TrashBatch(BatchHost):
     num_actions = NUM_ACTIONS
     row_width = WIDTH
     phase_cell, learner_cell, turn_cell, trunc_cell, over = PHASE, LEARNER, TURN, TRUNC, OVER
+    hold_cell = KHOLD
 
     def _check_config(self, config: TrashConfig) -> None:
         if config.deck_size > MAX_DECK:
@@ -832,6 +833,47 @@ class TrashBatch(BatchHost):
             rng.shuffle(order)  # the reshuffle (core._draw_stock shuffles the pile the same way)
             g[b, PERM : PERM + n] = order
         g[b, PERMN] = n
+
+    def place_state(self, b: int, state: trash.TrashState) -> None:
+        """Put the core's ``state`` (of this batch's configuration, not over, every card known) in slot
+        ``b`` (fast mode), its seats all asked: :meth:`game_state` undone, for rollouts from a position
+        (a local best response, :mod:`agents.evaluation.local_best_response`). A seat's view hides cards
+        (R2): fill them in first with :func:`trash_env.trash.belief.sample_hidden_state`. The slot's
+        generator runs on as it was (the next hands of a match, R9, are dealt from it); a finished game
+        is dealt again as any other. The next :meth:`step` applies the slot's action to it."""
+        from trash_env.trash.belief import HIDDEN
+
+        self._check_placeable(state)
+        under = [card for up, down in zip(state.up, state.down) for u, card in zip(up, down) if u == FACE_DOWN]
+        if HIDDEN in state.stock or HIDDEN in under:
+            raise ValueError("place_state: the state hides cards; fill them in (trash_env.trash.belief)")
+        v = self.arrays
+        self.state[b] = 0
+        s = v.s[b]
+        fields = (HELD, PHASE, CUR, TURN, HAND, HFIRST, FLEFT, TRUNC, DRAWN)
+        s[list(fields)] = (
+            state.held,
+            state.phase,
+            state.current,
+            state.turn,
+            state.hand,
+            state.hand_first,
+            state.final_left,
+            int(state.truncated),
+            state.drawn_hands,
+        )
+        s[[NHW, STOCKN, DISCN, NWIN]] = len(state.hand_winners), len(state.stock), len(state.discard), 0
+        s[[CONT, NEED, PERMN, TODO, LEARNER]] = CONT_NONE, 0, 0, -1, -1
+        v.up[b], v.down[b] = ABSENT, 0
+        for seat, size in enumerate(state.sizes):
+            v.up[b, seat, :size] = state.up[seat]
+            v.down[b, seat, :size] = state.down[seat]
+        v.fd[b], v.sizes[b], v.won[b] = state.face_down, state.sizes, state.hands_won
+        v.hw[b, : len(state.hand_winners)] = state.hand_winners
+        v.known[b], v.unacc[b] = state.known_stock, state.unaccounted
+        v.stock[b, : len(state.stock)] = state.stock
+        v.disc[b, : len(state.discard)] = state.discard
+        self.dones[b] = False
 
     def game_state(self, b: int) -> trash.TrashState:
         """Game ``b`` as a :class:`~trash_env.trash.rules.TrashState` of the core (to render it with

@@ -10,7 +10,7 @@ import numpy as np
 
 from trash_env.game import Engine, from_core
 from trash_env.trash import rules as trash
-from trash_env.trash.belief import public_view
+from trash_env.trash.belief import public_view, sample_hidden_state
 from trash_env.trash.config import PRESETS, TrashConfig, make_config
 from trash_env.trash.drawing import trash_svg
 from trash_env.trash.narration import NARRATOR
@@ -98,5 +98,6 @@ GAME = from_core(
     ),
     narrator=NARRATOR,
     openspiel_entry_point="trash_env.trash.openspiel",
+    sample_hidden=sample_hidden_state,
 )
 """Trash: everything the tools around the game reach it through."""
