@@ -185,6 +185,7 @@ def add_override_flag(parser: argparse.ArgumentParser) -> None:
 
 # ---------------------------------------------------------------------- dataclass command lines
 
+
 @dataclasses.dataclass(frozen=True)
 class Flag:
     """How a field of a settings dataclass is spelled on the command line, as the metadata of its

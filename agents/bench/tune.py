@@ -155,7 +155,6 @@ class Tuning:
         """Run trials until ``trials`` have ended in the study (none if they have); the study."""
         from optuna.trial import TrialState
 
-
         study = self.study()
         while len(self.ended(study)) < trials:
             study.optimize(self.objective, n_trials=1, catch=(ValueError, RuntimeError, FloatingPointError))
@@ -208,5 +207,3 @@ class Tuning:
                 package_version=package_version(),
             ),
         )
-
-

@@ -93,6 +93,7 @@ AGAIN_WORDS = {  # what may be typed at AGAIN_PROMPT; Enter (an empty line) is A
 }
 FINISHED, LEFT, INTERRUPTED = "finished", "left", "interrupted"  # how one game ends, for the loop over games
 
+
 def show_choice(table: Table, legal: Sequence[int], out: TextIO) -> None:
     """The table and the menu of legal moves, each by the word to type for it (R13, R14)."""
     print(table.text(), file=out)

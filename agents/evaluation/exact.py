@@ -170,9 +170,7 @@ class ExactPair:
         }
 
 
-def first_roller_wins(
-    first: PolicyTables, second: PolicyTables, tolerance: float = TOLERANCE
-) -> tuple[float, float]:
+def first_roller_wins(first: PolicyTables, second: PolicyTables, tolerance: float = TOLERANCE) -> tuple[float, float]:
     """The probability that the first roller wins when it follows ``first`` and when it follows
     ``second``: one policy evaluation gives both (each player's value at the start of its turn with
     nothing covered is the value of a game it opens), to ``tolerance`` (the solver's by default)."""

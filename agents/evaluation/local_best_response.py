@@ -30,6 +30,11 @@ forced moves played by the engine (R13, R14). The action with the best mean resu
   values; a decision between near-equal actions may go either way, at little cost.
 - **``margin``.** The responder plays the continuation's own choice unless another action's mean
   gain over it, paired by world, is above ``margin`` standard errors (0: the best mean).
+- **``rounds``.** Up to ``rounds`` rounds of ``rollouts`` worlds each at a decision, stopping after a
+  round once the choice is clear: another action beats the continuation's by more than ``margin``
+  standard errors, or every other action falls short of it by as much. Most decisions are clear
+  after one round; the rollouts go where two actions are close, which is where the exploitability
+  of a sensible policy lies.
 - **Cost.** About ``rollouts x actions x`` the moves left in the game (in a match, R9: in the
   match) engine steps and policy rows per decision; ``trash-bench exploit --method local`` reports
   the seconds.
@@ -46,6 +51,7 @@ import numpy as np
 from agents.base import Agent, SeatView
 
 MAX_ROLLOUTS = 1 << 14  # slots per action: each holds a game row, an observation and a mask
+MAX_ROUNDS = 1 << 10  # rounds of rollouts at a decision
 
 
 class LocalBestResponse(Agent):
@@ -65,9 +71,12 @@ class LocalBestResponse(Agent):
         continuation: Agent | None = None,
         margin: float = 0.0,
         seed: int | None = None,
+        rounds: int = 1,
     ) -> None:
         if isinstance(rollouts, bool) or not isinstance(rollouts, int) or not 1 <= rollouts <= MAX_ROLLOUTS:
             raise ValueError(f"rollouts must be an integer from 1 to {MAX_ROLLOUTS}, got {rollouts!r}")
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
+            raise ValueError(f"rounds must be an integer from 1 to {MAX_ROUNDS}, got {rounds!r}")
         if not np.isfinite(margin) or margin < 0:
             raise ValueError(f"margin must be 0 or more standard errors, got {margin!r}")
         from trash_env.games import game_of
@@ -90,6 +99,9 @@ class LocalBestResponse(Agent):
         self.rollouts = rollouts
         self.margin = float(margin)
         self.seed = seed
+        self.rounds = rounds
+        self.played_rounds = 0  # rounds of rollouts played so far, over all decisions (the cost)
+        self.decisions = 0  # decisions with two or more legal actions so far
         self._batches: dict[int, Any] = {}  # one engine per number of legal actions
 
     def _batch(self, actions: int, seat: int) -> Any:
@@ -157,16 +169,32 @@ class LocalBestResponse(Agent):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        values = self.action_values(view, rng)
         if getattr(self.continuation, "batchable", False):
             mask = view.action_mask[None, :].astype(np.int8)
             default = legal.index(int(self.continuation.act_batch(view.observation[None, :], mask, [rng])[0]))
         else:  # an in-engine baseline's own agent
             default = legal.index(self.continuation.act(view, rng))
+        others = np.arange(len(legal)) != default
+        self.decisions += 1
+        values = self.action_values(view, rng)
+        self.played_rounds += 1
+        for _ in range(1, self.rounds):
+            low, high = self._bounds(values - values[:, [default]])
+            if (low[others] > 0).any() or (high[others] < 0).all():
+                break  # clear: an action beats the continuation's, or none can
+            values = np.concatenate([values, self.action_values(view, rng)])
+            self.played_rounds += 1
         gains = values - values[:, [default]]
+        low, _ = self._bounds(gains)
+        score = np.where(others, low, 0.0)
+        best = int(np.argmax(score))
+        return legal[best] if score[best] > 0 else legal[default]
+
+    def _bounds(self, gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each action's mean gain over the continuation's choice, less and plus ``margin`` standard
+        errors (paired by world)."""
         mean = gains.mean(axis=0)
-        if self.margin > 0 and self.rollouts > 1:
-            error = gains.std(axis=0, ddof=1) / np.sqrt(self.rollouts)
-            mean = np.where(np.arange(len(legal)) == default, 0.0, mean - self.margin * error)
-        best = int(np.argmax(mean))
-        return legal[best] if mean[best] > 0 else legal[default]
+        if self.margin == 0 or len(gains) < 2:
+            return mean, mean
+        error = self.margin * gains.std(axis=0, ddof=1) / np.sqrt(len(gains))
+        return mean - error, mean + error

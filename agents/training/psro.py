@@ -132,8 +132,15 @@ def train_psro(
     size, num_actions = observations.shape[1], venv.action_masks().shape[1]
     own = {"steps": 0}
     count = counted or (lambda: own["steps"])
-    uniform = first or LinearAgent(np.zeros((size, num_actions)), np.zeros(num_actions), game, config=config,
-                                   name="uniform", sample=True, seed=seed)
+    uniform = first or LinearAgent(
+        np.zeros((size, num_actions)),
+        np.zeros(num_actions),
+        game,
+        config=config,
+        name="uniform",
+        sample=True,
+        seed=seed,
+    )
     population: list[Any] = [uniform]
     payoffs = np.zeros((1, 1))
     weights = np.ones(1)
@@ -194,8 +201,16 @@ def train_psro(
         venv.step_arrays = original_step
 
 
-def distil(venv: Any, population: list[Any], weights: np.ndarray, game: str, config: Any,
-           settings: PSROSettings, rng: np.random.Generator, decisions: int) -> LinearAgent:
+def distil(
+    venv: Any,
+    population: list[Any],
+    weights: np.ndarray,
+    game: str,
+    config: Any,
+    settings: PSROSettings,
+    rng: np.random.Generator,
+    decisions: int,
+) -> LinearAgent:
     """One network for the mixture of ``population`` by ``weights`` (module docstring): games with each
     seat's member drawn per game, against the same mixture; cross-entropy on about ``decisions`` of
     its decisions."""

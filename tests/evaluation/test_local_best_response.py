@@ -97,6 +97,25 @@ def test_the_local_best_response_plays_legal_moves_reproducibly() -> None:
         assert first == again and first in view.legal_actions
 
 
+def test_rounds_go_where_the_choice_is_close() -> None:
+    """``rounds``: a decision takes one round when the choice is clear after it and more, up to the cap,
+    where it is not, and every decision is counted."""
+    target = make_agent("heuristic", GAME.name)
+    observer = GAME.make_observer(CONFIG)
+    adaptive = LocalBestResponse(target, CONFIG, rollouts=256, margin=2.0, seed=3, rounds=6)
+    taken = []
+    for state in positions(3, seed=5)[:20]:
+        view = SeatView(state, state.current, observer, GAME)
+        if len(view.legal_actions) < 2:
+            continue
+        before = adaptive.played_rounds
+        adaptive.act(view, np.random.default_rng(9))
+        taken.append(adaptive.played_rounds - before)
+    assert adaptive.decisions == len(taken) and min(taken) == 1 and max(taken) > 1 and max(taken) <= 6
+    with pytest.raises(ValueError, match="rounds must be an integer"):
+        LocalBestResponse(target, CONFIG, rounds=0)
+
+
 def test_bad_settings_are_refused() -> None:
     target = make_agent("heuristic", GAME.name)
     with pytest.raises(ValueError, match="rollouts must be an integer"):
@@ -235,6 +254,8 @@ def test_the_command_writes_its_figures(tmp_path: Path, capsys: pytest.CaptureFi
         (["--method", "local", "--seeds", "2"], "--seeds is for --method trained"),
         (["--method", "local", "--rollouts", "0"], "--rollouts must be at least 1"),
         (["--rollouts", "8"], "--rollouts is for --method local"),
+        (["--rounds", "2"], "--rounds is for --method local"),
+        (["--method", "local", "--rounds", "0"], "--rounds must be at least 1"),
         (["--method", "local", "--deals", "1"], "--deals must be at least 2"),
     ],
 )

@@ -70,9 +70,9 @@ class Args:
     faster, with its own settings (agents.training.fast_ppo.FastSettings: 64 games x 32 steps, 10 epochs over
     minibatches of 512, gamma 0.995, 64x64 networks; the flags of the model and its envs below are SB3's), saved
     as policy.npz"""
-    algo: Literal[
-        "maskable_ppo", "masked_a2c", "masked_dqn", "masked_qrdqn", "ppo", "a2c", "dqn", "qrdqn"
-    ] = "maskable_ppo"
+    algo: Literal["maskable_ppo", "masked_a2c", "masked_dqn", "masked_qrdqn", "ppo", "a2c", "dqn", "qrdqn"] = (
+        "maskable_ppo"
+    )
     """MaskablePPO and the masked A2C, DQN and QR-DQN (agents.training.sb3.masked) act, explore and bootstrap over the
     legal actions; PPO, A2C, DQN and QR-DQN do not (an illegal action ends the episode as a loss)"""
     total_timesteps: int = 150_000
