@@ -131,6 +131,9 @@ def sampled(folder: Path) -> list[dict[str, Any]]:
             "policy": data["policy"],
             "rollouts": data["settings"]["rollouts"],
             "margin": data["settings"]["margin"],
+            "rounds": data["settings"].get("rounds", 1),
+            # rollouts per action at a decision, on average (more than ``rollouts`` with rounds)
+            "rollouts_per_decision": round(data["settings"]["rollouts"] * data.get("rounds_per_decision", 1)),
             "deals": data["deals"],
             "exploitability": round(exploitable, 4),
             "judged": round(judged["score"], 4),
@@ -142,7 +145,7 @@ def sampled(folder: Path) -> list[dict[str, Any]]:
             "sampled_high": round(data["high"], 3),
             "seconds_per_deal": round(data["seconds_per_deal"], 1),
         })
-    return sorted(rows, key=lambda row: (row["policy"], row["rollouts"], row["margin"]))
+    return sorted(rows, key=lambda row: (row["policy"], row["rollouts_per_decision"], row["margin"], row["rounds"]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -173,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{policy}: {where[-1]}", flush=True)
     local = sampled(args.local) if args.local else []
     for row in local:
-        print(f"{row['policy']}, {row['rollouts']} rollouts: {row['found']:.1%} judged "
+        print(f"{row['policy']}, {row['rollouts']} rollouts x up to {row['rounds']} rounds: {row['found']:.1%} judged "
               f"[{row['found_low']:.1%}, {row['found_high']:.1%}] on {row['deals']} deals, "
               f"{row['seconds_per_deal']} s a deal")
     if args.json:

@@ -803,7 +803,7 @@ def local_best_response() -> str:
         )
     if data["local"]:
         rows = [
-            [_name(row["policy"]), str(row["rollouts"]), f"{row['margin']:g}", str(row["deals"]),
+            [_name(row["policy"]), _rollouts(row), f"{row['margin']:g}", str(row["deals"]),
              f"{row['found']:.1%} [{row['found_low']:.1%}, {row['found_high']:.1%}]",
              f"{row['sampled']:+.3f} [{row['sampled_low']:+.3f}, {row['sampled_high']:+.3f}]",
              f"{row['seconds_per_deal']:.1f} s"]
@@ -814,10 +814,59 @@ def local_best_response() -> str:
         text += "\n" + table(header, rows).rstrip("\n") + (
             "\n\nThe Monte Carlo responder (`trash-bench exploit POLICY --task hyn-2p --method local`): found is its "
             "score per deal judged exactly along its games (the exact value of each of its choices over the "
-            "policy's own) over the exact exploitability; the sampled score is the same games' outcomes. A deal: "
-            "its two games, one core, beside other runs.\n"
+            "policy's own) over the exact exploitability; the sampled score is the same games' outcomes. Rollouts: "
+            "per legal action at a decision; with `--rounds`, R x up to K rounds and, in parentheses, the mean "
+            "spent a decision. A deal: its two games, one core, beside one or two other runs.\n"
         )
     return text
+
+
+def _rollouts(row: dict[str, Any]) -> str:
+    if row.get("rounds", 1) == 1:
+        return str(row["rollouts"])
+    return f"{row['rollouts']} x {row['rounds']} ({row['rollouts_per_decision']:,})"
+
+
+def trash_local_bounds() -> str:
+    """The local best response's lower bounds on the two-player Trash tasks (``benchmarks/trash_bounds.py``,
+    ``docs/exploit/trash/``), each beside what the same settings found of ``heuristic``'s exact
+    exploitability on ``hyn-2p`` (``docs/local_best_response.json``): the calibration's caveat."""
+    folder = ROOT / "docs" / "exploit" / "trash"
+    results = [json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    if not results:
+        return "(not measured yet: `python benchmarks/trash_bounds.py --out docs/exploit/trash`)\n"
+    calibration = {
+        (row["rollouts"], row["margin"], row.get("rounds", 1)): row
+        for row in _load("local_best_response.json")["local"]
+        if row["policy"] == "heuristic"
+    }
+    order = {name: index for index, name in enumerate(["greedy", "counter"])}
+    rows = []
+    for result in sorted(results, key=lambda r: (r["task"], order.get(r["policy"], 2), r["policy"])):
+        settings = result["settings"]
+        key = (settings["rollouts"], settings["margin"], settings.get("rounds", 1))
+        found = calibration.get(key)
+        caveat = "-" if found is None else f"{found['found']:.0%} [{found['found_low']:.0%}, {found['found_high']:.0%}]"
+        policy = result["policy"]
+        rows.append([
+            f"`{result['task']}`",
+            f"`{policy}`" if not policy.endswith(".json") else f"best kept: `{Path(policy).parent.name}/"
+            f"{Path(policy).name}`",
+            f"{result['score']:+.4f} [{result['low']:+.4f}, {result['high']:+.4f}]",
+            f"{result['deals']:,}",
+            f"{settings['rollouts']}",
+            caveat,
+            f"{result['seconds_per_deal']:.1f} s",
+        ])
+    header = ["task", "policy", "bound per deal [95% CI]", "deals", "rollouts", "same settings on `heuristic`, "
+              "`hyn-2p`: found", "a deal"]
+    return table(header, rows).rstrip("\n") + (
+        "\n\nA lower bound on exploitability per deal: a local best response (`trash-bench exploit POLICY --task T "
+        "--method local`, margin 2, test seed 77; its hidden cards sampled per world) against the policy on duplicate "
+        "deals, both seats. The caveat beside it: the share of `heuristic`'s exact exploitability on `hyn-2p` that "
+        "the same settings found, judged exactly (the table above). A bound near 0 says the method found no edge, "
+        "not that there is none.\n"
+    )
 
 
 def trainer_candidates() -> str:
@@ -1534,6 +1583,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "multiagent-equal-time": multiagent_equal_time,
     "multiagent-bound": multiagent_bound,
     "local-best-response": local_best_response,
+    "trash-local-bounds": trash_local_bounds,
     "batched-learning": batched_learning,
     "headline-speed": headline_speed,
     "training-threads": training_threads,

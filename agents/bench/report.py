@@ -901,6 +901,11 @@ def _fraction_of(row: dict[str, Any]) -> float:
     return 1.0
 
 
+BOUND_METHODS = {"trained": "MaskablePPO responder", "fast": "fast PPO responder", "local": "local best response"}
+"""How the two-player table names the method of an exploitability bound (``exploit-TASK.json``'s ``method``;
+files written before it was recorded are MaskablePPO's)."""
+
+
 def two_player_table(section: Section) -> str | None:
     """Per two-player task with an exploitability or cross-play file in the folder (``trash-bench
     exploit RESULTS`` / ``crossplay RESULTS``, :mod:`agents.bench.measurements`), per algorithm: the
@@ -934,7 +939,8 @@ def two_player_table(section: Section) -> str | None:
             else:
                 row = runs[0]
                 bound = _interval(row["exploitability"], row["low"], row["high"])
-                exploitability = f"≥ {bound} ({run_text(row['run'])})"
+                method = BOUND_METHODS.get(exploit.get("method", "trained"), exploit.get("method"))
+                exploitability = f"≥ {bound}, {method} ({run_text(row['run'])})"
             best = max(rated, key=lambda name: ratings[name]["mean"]) if rated else None
             rating = f"{_elo(ratings[best])} ({run_text(best)})" if best else "-"
             rows.append([literal(task), literal(algorithm), exploitability, rating])
@@ -949,7 +955,9 @@ def two_player_table(section: Section) -> str | None:
         rows,
         "(Exploitability: how much the best opponent wins against the final policy, in score difference per "
         "deal, 0 for an optimal policy; exact on the solved tasks, mean over runs; elsewhere a lower bound, "
-        "what a trained best response wins against the algorithm's best run, with its 95% interval. "
+        "what a best response wins against the algorithm's best run, with its 95% interval and the method named "
+        "(`trash-bench exploit --method`: a MaskablePPO responder trained against it, the fast trainer's, or a "
+        "local best response). "
         "Cross-play rating: Bradley-Terry on the Elo scale (`random` 0) from every run and baseline "
         "playing each other on the same duplicate deals, with its 95% bootstrap interval.)",
     )

@@ -84,6 +84,7 @@ def exploit_runs(
         "task": task.name,
         "task_version": task.version,
         "kind": "exact" if task.exact else "bound",
+        "method": "exact" if task.exact else "trained",  # trash-bench exploit's --method of the bounds
         "runs": [],
         "left_out": left_out,
         "package_version": package_version(),

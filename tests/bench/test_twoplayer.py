@@ -67,7 +67,7 @@ def test_the_report_gains_the_two_player_table(measured: Path, tmp_path: Path) -
     best = max((name for name in ratings if name.startswith("first_legal/")), key=lambda n: ratings[n]["mean"])
     assert f"({best})" in rows["`first_legal`"] and f"{ratings[best]['mean']:+.0f} [" in rows["`first_legal`"]
     # the bound is the algorithm's first row of the file (the best run, as exploit_runs writes it)
-    assert "≥ 0.10 [0.00, 0.50]" in rows["`first_legal`"] and "≥ 0.30" in rows["`plain_greedy`"]
+    assert "≥ 0.10 [0.00, 0.50], MaskablePPO responder" in rows["`first_legal`"] and "≥ 0.30" in rows["`plain_greedy`"]
     assert f"{ratings['greedy']['mean']:+.0f}" in rows["`greedy` (baseline)"]
 
 
