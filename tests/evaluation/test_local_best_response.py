@@ -168,6 +168,10 @@ def test_against_random_it_finds_an_edge_and_never_more_than_there_is() -> None:
     assert result["exact"]["exploitability"] == pytest.approx(1.099, abs=1e-3)
     assert 0 < judged["low"] <= result["exact"]["exploitability"]
     assert 0 < judged["fraction_found"] < 1 and [p["deals"] for p in result["curve"]] == list(range(4, 41, 4))
+    # the decisions by the size of their best gain: their sum is the judged score, and none gains more than its best
+    by_gap = judged["by_gap"]
+    assert 2 * sum(row["got"] for row in by_gap) / 40 == pytest.approx(judged["score"], abs=1e-3)
+    assert all(row["got"] <= row["best"] + 1e-9 for row in by_gap) and by_gap[0]["decisions"] > 0
     assert result["low"] <= result["score"] <= result["high"]
 
 
