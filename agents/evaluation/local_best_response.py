@@ -93,8 +93,10 @@ class LocalBestResponse(Agent):
             if not played_inside and not getattr(agent, "batchable", False):
                 raise ValueError(f"the {role} {agent.name!r} does not decide in batches: rollouts ask it in batches")
             agent.check_config(config)
-        self.target = target
-        self.continuation = continuation
+        # a network asked millions of times in small batches: its NumPy copy where there is one (the same argmax)
+        self.target, self.continuation = (_fast_copy(agent) for agent in (target, continuation))
+        if continuation is target:
+            self.continuation = self.target
         self.config = config
         self.rollouts = rollouts
         self.margin = float(margin)
@@ -198,3 +200,10 @@ class LocalBestResponse(Agent):
             return mean, mean
         error = self.margin * gains.std(axis=0, ddof=1) / np.sqrt(len(gains))
         return mean - error, mean + error
+
+
+def _fast_copy(agent: Agent) -> Agent:
+    """``agent``, or its NumPy copy if it is a torch network that has one (:meth:`LearnedAgent.as_numpy`)."""
+    as_numpy = getattr(agent, "as_numpy", None)
+    copy = as_numpy() if as_numpy is not None else None
+    return agent if copy is None else copy

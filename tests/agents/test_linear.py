@@ -280,3 +280,23 @@ def test_a_sampling_policy_draws_from_the_softmax_of_the_legal_actions() -> None
     assert np.array_equal(chosen, draws(1)) and not np.array_equal(chosen, draws(2))
     greedy = LinearAgent(np.zeros((size, actions)), bias, game.name)
     assert set(greedy.act_batch(observations, masks, [None] * len(masks))) == {0}
+
+
+@pytest.mark.parametrize(
+    ("spec", "game"), [("shipped:hyn-2p-maskable-ppo", "help_your_neighbor"), ("shipped:standard-2p", "trash")]
+)
+def test_a_torch_policy_s_numpy_copy_plays_the_same_moves(spec: str, game: str) -> None:
+    """``LearnedAgent.as_numpy``: the shipped MaskablePPO networks as NumPy MLPs, the same logits to
+    float32's precision and the same legal argmax on thousands of observations and masks."""
+    from agents.registry import make_agent
+    from trash_env.games import get_game
+
+    agent = make_agent(spec, game)
+    copy = agent.as_numpy()
+    rng = np.random.default_rng(0)
+    observations = rng.random((4000, copy.observation_size)).astype(np.float32)
+    masks = (rng.random((4000, get_game(game).num_actions)) < 0.5).astype(np.int8)
+    masks[:, 0] = 1
+    np.testing.assert_allclose(copy.logits_batch(observations), agent.preferences_batch(observations), atol=1e-4)
+    rngs = [rng] * len(masks)
+    assert np.array_equal(copy.act_batch(observations, masks, rngs), agent.act_batch(observations, masks, rngs))

@@ -251,11 +251,24 @@ def test_the_command_writes_its_figures(tmp_path: Path, capsys: pytest.CaptureFi
     assert "local best response (4 rollouts)" in capsys.readouterr().out
 
 
+def test_the_search_responder_trains_its_continuation_then_searches(tmp_path: Path) -> None:
+    """``--method search``: a fast responder trained for the budget, then the local best response over it."""
+    out = tmp_path / "search.json"
+    argv = ["exploit", "heuristic", "--task", "hyn-2p", "--method", "search", "--budget", "2048", "--rollouts", "4"]
+    assert main([*argv, "--deals", "2", "--test-seed", "3", "--no-exact", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["method"] == "search" and data["settings"]["search_budget"] == 2048
+    assert data["training"]["timesteps"] >= 2048 and data["settings"]["continuation"].startswith("a fast responder")
+    assert main([*argv[:-4], "--budget", "2048", "4096"]) == 2
+
+
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
         (["--method", "local", "--budget", "100"], "--budget is for --method trained"),
-        (["--method", "local", "--seeds", "2"], "--seeds is for --method trained"),
+        (["--method", "local", "--seeds", "2"], "--seeds is for --method trained or fast"),
+        (["--method", "search", "--budget", "100", "200"], "--method search trains one continuation"),
+        (["--method", "search", "--n-envs", "4"], "--n-envs is for --method trained or fast"),
         (["--method", "local", "--rollouts", "0"], "--rollouts must be at least 1"),
         (["--rollouts", "8"], "--rollouts is for --method local"),
         (["--rounds", "2"], "--rounds is for --method local"),
