@@ -124,11 +124,15 @@ def sampled(folder: Path) -> list[dict[str, Any]]:
     rows = []
     for path in sorted(folder.glob("*.json")):
         data = json.loads(path.read_text())
-        if data.get("method") != "local" or data.get("judged") is None:
+        if data.get("method") not in ("local", "search") or data.get("judged") is None:
             continue
         judged, exploitable = data["judged"], data["exact"]["exploitability"]
         rows.append({
             "policy": data["policy"],
+            "method": data["method"],
+            "search_budget": data["settings"].get("search_budget"),
+            "by_gap": judged.get("by_gap"),
+            "wall_seconds": round(data["wall_seconds"]),
             "rollouts": data["settings"]["rollouts"],
             "margin": data["settings"]["margin"],
             "rounds": data["settings"].get("rounds", 1),
@@ -145,7 +149,9 @@ def sampled(folder: Path) -> list[dict[str, Any]]:
             "sampled_high": round(data["high"], 3),
             "seconds_per_deal": round(data["seconds_per_deal"], 1),
         })
-    return sorted(rows, key=lambda row: (row["policy"], row["rollouts_per_decision"], row["margin"], row["rounds"]))
+    return sorted(
+        rows, key=lambda row: (row["policy"], row["method"], row["rollouts_per_decision"], row["margin"], row["rounds"])
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -803,7 +803,7 @@ def local_best_response() -> str:
         )
     if data["local"]:
         rows = [
-            [_name(row["policy"]), _rollouts(row), f"{row['margin']:g}", str(row["deals"]),
+            [_responder(row), _rollouts(row), f"{row['margin']:g}", str(row["deals"]),
              f"{row['found']:.1%} [{row['found_low']:.1%}, {row['found_high']:.1%}]",
              f"{row['sampled']:+.3f} [{row['sampled_low']:+.3f}, {row['sampled_high']:+.3f}]",
              f"{row['seconds_per_deal']:.1f} s"]
@@ -816,9 +816,36 @@ def local_best_response() -> str:
             "score per deal judged exactly along its games (the exact value of each of its choices over the "
             "policy's own) over the exact exploitability; the sampled score is the same games' outcomes. Rollouts: "
             "per legal action at a decision; with `--rounds`, R x up to K rounds and, in parentheses, the mean "
-            "spent a decision. A deal: its two games, one core, beside one or two other runs.\n"
+            "spent a decision. A deal: its two games, one core, beside one or two other runs. Search: `--method "
+            "search`, the local best response over a fast responder trained for the budget named (its training "
+            "is not in the seconds a deal).\n"
         )
+        missed = [row for row in data["local"] if row.get("by_gap")]
+        if missed:
+            cuts = [(bin_["gap_at_least"], bin_["below"]) for bin_ in missed[0]["by_gap"]]
+            rows = [
+                [_responder(row), _rollouts(row),
+                 *(f"{b['decisions'] / row['deals']:.1f}: {_share(b['got'], b['best'])}" for b in row["by_gap"])]
+                for row in missed
+            ]
+            header = ["policy", "rollouts", *(f"gap {low:g} or more" if high is None else f"gap {low:g} to {high:g}"
+                                              for low, high in cuts)]
+            text += "\n" + table(header, rows).rstrip("\n") + (
+                "\n\nWhich decisions it misses: its decisions along its games, by how much the best action there "
+                "beats the policy's own in the probability of winning (exactly), as the number a deal and the share "
+                "of the best actions' gain that its own choices took.\n"
+            )
     return text
+
+
+def _responder(row: dict[str, Any]) -> str:
+    if row.get("method") == "search":
+        return f"{_name(row['policy'])}, search ({row['search_budget']:,})"
+    return _name(row["policy"])
+
+
+def _share(got: float, best: float) -> str:
+    return "-" if best <= 0 else f"{got / best:.0%}"
 
 
 def _rollouts(row: dict[str, Any]) -> str:

@@ -12,7 +12,9 @@
     trash-bench references [--tasks ...]                       # recompute the stored reference scores
     trash-bench crossplay RESULTS --task T [--deals D] [--seed S]   # kept policies and baselines, each vs each
     trash-bench exploit POLICY --task T [--budget N ...] [--seeds K]   # a trained best response: a lower bound
-    trash-bench exploit POLICY --task T --method local [--rollouts R]  # a local best response: a lower bound
+    trash-bench exploit POLICY --task T --method fast [--budget N ...]   # the fast trainer as the responder
+    trash-bench exploit POLICY --task T --method local [--rollouts R] [--rounds K]  # a local best response
+    trash-bench exploit POLICY --task T --method search [--budget N] [--rollouts R]  # trained, then searched
     trash-bench warmup                                         # compile every Numba kernel now, not at first use
     trash-bench tune masked_dqn --tasks trash-standard-2p trash-pagat-2p-match hyn-2p --trials 20 \
         --storage tuning/masked_dqn.db [--export agents/bench/tuned/tuned-v1.json --name tuned-v1]
