@@ -498,39 +498,6 @@ class LearnedAgent(Agent):
         legal = view.legal_actions
         return legal[int(np.argmax(scores[legal]))]
 
-    def as_numpy(self) -> Any:
-        """The policy network as a NumPy :class:`~agents.linear.LinearAgent` playing the same argmax (the
-        same logits, in float64), for code that asks it millions of times in small batches (the
-        rollouts of a local best response), where torch's per-call cost dominates; None unless the
-        policy is an actor-critic MLP (PPO, A2C, MaskablePPO) on flattened observations with tanh or
-        ReLU layers."""
-        from stable_baselines3.common.torch_layers import FlattenExtractor
-        from torch import nn
-
-        from agents.linear import LinearAgent
-        from trash_env.games import GAMES
-
-        policy = self.policy
-        extractor = getattr(policy, "pi_features_extractor", None) or getattr(policy, "features_extractor", None)
-        if not hasattr(policy, "action_net") or not isinstance(extractor, FlattenExtractor):
-            return None
-        hidden = list(policy.mlp_extractor.policy_net)
-        kinds = {nn.Tanh: "tanh", nn.ReLU: "relu"}
-        linears, activations = hidden[0::2], hidden[1::2]
-        if (
-            len(linears) != len(activations)
-            or not all(isinstance(layer, nn.Linear) for layer in [*linears, policy.action_net])
-            or len({type(layer) for layer in activations}) > 1
-            or any(type(layer) not in kinds for layer in activations)
-        ):
-            return None
-        layers = [*linears, policy.action_net]
-        weights = [layer.weight.detach().cpu().numpy().T for layer in layers]
-        biases = [layer.bias.detach().cpu().numpy() for layer in layers]
-        game = next(game.name for game in GAMES.values() if game.env_name == self.metadata["game"])
-        activation = kinds[type(activations[0])] if activations else "tanh"
-        return LinearAgent(weights, biases, game, activation=activation, name=self.name)
-
     def act_batch(self, observations: np.ndarray, masks: np.ndarray, rngs: Sequence[np.random.Generator]) -> np.ndarray:
         """:meth:`act` for each row (an observation and its action mask) in one forward pass."""
         scores = np.where(np.asarray(masks) > 0, self.preferences_batch(observations), -np.inf)

@@ -304,3 +304,35 @@ def _config_of(path: Path, game: Any, fields: dict[str, Any]) -> Any:
         return game.config_type.from_dict(fields)
     except (ValueError, TypeError, KeyError) as error:
         raise ValueError(f"{path}: its config is not valid rules ({error})") from None
+
+
+def numpy_copy(agent: Agent) -> LinearAgent | None:
+    """A torch policy (:class:`agents.learned.LearnedAgent`) as a NumPy :class:`LinearAgent` playing the
+    same argmax (the same logits, in float64), for code that asks it millions of times in small batches
+    (the rollouts of a local best response), where torch's per-call cost dominates; None unless it is an
+    actor-critic MLP (PPO, A2C, MaskablePPO) on flattened observations with tanh or ReLU layers."""
+    policy, metadata = getattr(agent, "policy", None), getattr(agent, "metadata", None)
+    if policy is None or not isinstance(metadata, dict) or not hasattr(policy, "action_net"):
+        return None
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+    from torch import nn
+
+    extractor = getattr(policy, "pi_features_extractor", None) or getattr(policy, "features_extractor", None)
+    if not isinstance(extractor, FlattenExtractor):
+        return None
+    hidden = list(policy.mlp_extractor.policy_net)
+    kinds = {nn.Tanh: "tanh", nn.ReLU: "relu"}
+    linears, activations = hidden[0::2], hidden[1::2]
+    if (
+        len(linears) != len(activations)
+        or not all(isinstance(layer, nn.Linear) for layer in [*linears, policy.action_net])
+        or len({type(layer) for layer in activations}) > 1
+        or any(type(layer) not in kinds for layer in activations)
+    ):
+        return None
+    layers = [*linears, policy.action_net]
+    weights = [layer.weight.detach().cpu().numpy().T for layer in layers]
+    biases = [layer.bias.detach().cpu().numpy() for layer in layers]
+    game = next(game.name for game in GAMES.values() if game.env_name == metadata.get("game"))
+    activation = kinds[type(activations[0])] if activations else "tanh"
+    return LinearAgent(weights, biases, game, activation=activation, name=agent.name)

@@ -203,7 +203,8 @@ class LocalBestResponse(Agent):
 
 
 def _fast_copy(agent: Agent) -> Agent:
-    """``agent``, or its NumPy copy if it is a torch network that has one (:meth:`LearnedAgent.as_numpy`)."""
-    as_numpy = getattr(agent, "as_numpy", None)
-    copy = as_numpy() if as_numpy is not None else None
+    """``agent``, or its NumPy copy if it is a torch network that has one (:func:`agents.linear.numpy_copy`)."""
+    from agents.linear import numpy_copy
+
+    copy = numpy_copy(agent)
     return agent if copy is None else copy

@@ -286,13 +286,15 @@ def test_a_sampling_policy_draws_from_the_softmax_of_the_legal_actions() -> None
     ("spec", "game"), [("shipped:hyn-2p-maskable-ppo", "help_your_neighbor"), ("shipped:standard-2p", "trash")]
 )
 def test_a_torch_policy_s_numpy_copy_plays_the_same_moves(spec: str, game: str) -> None:
-    """``LearnedAgent.as_numpy``: the shipped MaskablePPO networks as NumPy MLPs, the same logits to
+    """``numpy_copy``: the shipped MaskablePPO networks as NumPy MLPs, the same logits to
     float32's precision and the same legal argmax on thousands of observations and masks."""
+    from agents.linear import numpy_copy
     from agents.registry import make_agent
     from trash_env.games import get_game
 
     agent = make_agent(spec, game)
-    copy = agent.as_numpy()
+    copy = numpy_copy(agent)
+    assert numpy_copy(make_agent("random", game)) is None  # not a network
     rng = np.random.default_rng(0)
     observations = rng.random((4000, copy.observation_size)).astype(np.float32)
     masks = (rng.random((4000, get_game(game).num_actions)) < 0.5).astype(np.int8)
