@@ -264,7 +264,7 @@ class BatchHost:
     turn_cell: ClassVar[int]
     trunc_cell: ClassVar[int]
     over: ClassVar[int]  # the phase of a finished game
-    hold_cell: ClassVar[int]  # the rules cell that makes finished games wait (:meth:`hold_finished`)
+    hold_cell: ClassVar[int]  # the rules cell that makes finished games wait (``hold_finished``)
 
     def __init__(
         self,
@@ -518,7 +518,7 @@ class BatchHost:
         if self.exact:
             self._run(self._all, actions)
         elif self.rules[self.hold_cell]:
-            self._kernel(self._all[self.state[:, self.phase_cell] != self.over], actions)
+            self._kernel(self._live(self._all), actions)
         else:
             self._kernel(self._all, actions)
             self._check_learner_moves()
@@ -541,10 +541,14 @@ class BatchHost:
                 self._out,
             )
 
+    def _live(self, games: np.ndarray) -> np.ndarray:
+        """Those of ``games`` not over (exact mode and held batches step only them)."""
+        return games[self.state[games, self.phase_cell] != self.over]
+
     def _run(self, games: np.ndarray, actions: np.ndarray) -> None:
         """Exact mode: step the unfinished ``games`` (a finished game keeps its dones and rewards until
         reset), then hand every paused game the draw the core would make, until none is paused."""
-        live = games[self.state[games, self.phase_cell] != self.over]
+        live = self._live(games)
         self.dones[live] = False
         self.rewards[live] = 0.0
         while len(live):
