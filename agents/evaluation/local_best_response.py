@@ -104,6 +104,7 @@ class LocalBestResponse(Agent):
         self.rounds = rounds
         self.played_rounds = 0  # rounds of rollouts played so far, over all decisions (the cost)
         self.decisions = 0  # decisions with two or more legal actions so far
+        self.deviations = 0  # of them, those where it left the continuation's choice
         self._batches: dict[int, Any] = {}  # one engine per number of legal actions
 
     def _batch(self, actions: int, seat: int) -> Any:
@@ -190,7 +191,10 @@ class LocalBestResponse(Agent):
         low, _ = self._bounds(gains)
         score = np.where(others, low, 0.0)
         best = int(np.argmax(score))
-        return legal[best] if score[best] > 0 else legal[default]
+        if score[best] <= 0:
+            return legal[default]
+        self.deviations += 1
+        return legal[best]
 
     def _bounds(self, gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each action's mean gain over the continuation's choice, less and plus ``margin`` standard

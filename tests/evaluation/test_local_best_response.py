@@ -97,6 +97,28 @@ def test_the_local_best_response_plays_legal_moves_reproducibly() -> None:
         assert first == again and first in view.legal_actions
 
 
+def test_deviations_count_the_decisions_that_leave_the_policys_choice() -> None:
+    """``deviations``: with an unreachable margin it plays the policy's own choice at every decision and
+    counts none; at margin 0 against ``random`` it leaves it at some decisions and counts each."""
+    observer = GAME.make_observer(CONFIG)
+    for spec, margin in (("heuristic", 1e9), ("random", 0.0)):
+        target = make_agent(spec, GAME.name)
+        responder = LocalBestResponse(target, CONFIG, rollouts=16, margin=margin, seed=3)
+        left = 0
+        for state in positions(2, seed=5)[:16]:
+            view = SeatView(state, state.current, observer, GAME)
+            if len(view.legal_actions) < 2:
+                continue
+            own = target.act(view, np.random.default_rng(9)) if spec == "heuristic" else None
+            chosen = responder.act(view, np.random.default_rng(9))
+            left += own is not None and chosen != own
+        assert responder.deviations <= responder.decisions
+        if spec == "heuristic":
+            assert responder.deviations == 0 == left and responder.decisions > 0
+        else:
+            assert responder.deviations > 0
+
+
 def test_rounds_go_where_the_choice_is_close() -> None:
     """``rounds``: a decision takes one round when the choice is clear after it and more, up to the cap,
     where it is not, and every decision is counted."""
