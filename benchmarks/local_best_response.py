@@ -132,6 +132,7 @@ def sampled(folder: Path) -> list[dict[str, Any]]:
             "method": data["method"],
             "search_budget": data["settings"].get("search_budget"),
             "by_gap": judged.get("by_gap"),
+            "share_taken": _share_taken(judged),
             "wall_seconds": round(data["wall_seconds"]),
             "rollouts": data["settings"]["rollouts"],
             "margin": data["settings"]["margin"],
@@ -152,6 +153,15 @@ def sampled(folder: Path) -> list[dict[str, Any]]:
     return sorted(
         rows, key=lambda row: (row["policy"], row["method"], row["rollouts_per_decision"], row["margin"], row["rounds"])
     )
+
+
+def _share_taken(judged: dict[str, Any]) -> dict[str, float] | None:
+    """The share of the edge at its decisions that its choices took, with its interval where the file
+    has one (older files: from ``by_gap``'s sums alone)."""
+    if judged.get("share_taken"):
+        return {key: round(value, 3) for key, value in judged["share_taken"].items()}
+    best = sum(row["best"] for row in judged.get("by_gap") or [])
+    return {"share": round(sum(row["got"] for row in judged["by_gap"]) / best, 3)} if best > 0 else None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -825,15 +825,18 @@ def local_best_response() -> str:
             cuts = [(bin_["gap_at_least"], bin_["below"]) for bin_ in missed[0]["by_gap"]]
             rows = [
                 [_responder(row), _rollouts(row),
-                 *(f"{b['decisions'] / row['deals']:.1f}: {_share(b['got'], b['best'])}" for b in row["by_gap"])]
+                 *(f"{b['decisions'] / row['deals']:.1f}: {_share(b['got'], b['best'])}" for b in row["by_gap"]),
+                 _taken(row.get("share_taken"))]
                 for row in missed
             ]
             header = ["policy", "rollouts", *(f"gap {low:g} or more" if high is None else f"gap {low:g} to {high:g}"
-                                              for low, high in cuts)]
+                                              for low, high in cuts), "all [95% CI]"]
             text += "\n" + table(header, rows).rstrip("\n") + (
                 "\n\nWhich decisions it misses: its decisions along its games, by how much the best action there "
                 "beats the policy's own in the probability of winning (exactly), as the number a deal and the share "
-                "of the best actions' gain that its own choices took.\n"
+                "of the best actions' gain that its own choices took; all: that share over every decision, with a "
+                "bootstrap interval over deals where the result file has one. Unlike found, it does not depend on "
+                "how much edge the deals happened to hold.\n"
             )
     return text
 
@@ -842,6 +845,13 @@ def _responder(row: dict[str, Any]) -> str:
     if row.get("method") == "search":
         return f"{_name(row['policy'])}, search ({row['search_budget']:,})"
     return _name(row["policy"])
+
+
+def _taken(share: dict[str, float] | None) -> str:
+    if not share:
+        return "-"
+    interval = f" [{share['low']:.0%}, {share['high']:.0%}]" if "low" in share else ""
+    return f"{share['share']:.0%}{interval}"
 
 
 def _share(got: float, best: float) -> str:

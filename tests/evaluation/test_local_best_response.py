@@ -194,6 +194,11 @@ def test_against_random_it_finds_an_edge_and_never_more_than_there_is() -> None:
     by_gap = judged["by_gap"]
     assert 2 * sum(row["got"] for row in by_gap) / 40 == pytest.approx(judged["score"], abs=1e-3)
     assert all(row["got"] <= row["best"] + 1e-9 for row in by_gap) and by_gap[0]["decisions"] > 0
+    # the share of the edge at its decisions that it took: its judged score over what was there, with an interval
+    there = judged["available"]["score"]
+    assert there == pytest.approx(2 * sum(row["best"] for row in by_gap) / 40, abs=1e-3) and there >= judged["score"]
+    share = judged["share_taken"]
+    assert share["share"] == pytest.approx(judged["score"] / there) and share["low"] < share["share"] < share["high"]
     assert result["low"] <= result["score"] <= result["high"]
 
 
