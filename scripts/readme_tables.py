@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from agents.bench.markdown import splice, table  # noqa: E402
 from agents.bench.settings import MASKLESS  # noqa: E402
+from agents.bench.tasks import SATURATED  # noqa: E402  (a best learner at this or more has reached its reference)
 from agents.shipped import canonical_names  # noqa: E402
 from trash_env.files import write_text  # noqa: E402
 
@@ -183,6 +184,48 @@ def suite_tasks() -> str:
     return table(header, rows).rstrip("\n") + "\n\nWhat each task tests:\n\n" + tests + "\n"
 
 
+def tier_figures() -> dict[str, dict[str, Any]]:
+    """Per task, the figure that puts it in its tier: the v2 leaderboard's best learner at the full budget
+    (``docs/results/leaderboard.json``: its mean normalised score, interval and runs), and on a task
+    scored by exact exploitability the multi-agent learners' best and worst final IQM
+    (``docs/multiagent/exploitability.json``)."""
+    from agents.bench.tasks import TASKS
+
+    full = _load("results/leaderboard.json")["sections"][0]["algorithms"]
+    exploit = _load("multiagent/exploitability.json")["tasks"]
+    figures: dict[str, dict[str, Any]] = {}
+    for task in TASKS.values():
+        runs = [(scores["tasks"][task.name], name) for name, scores in full.items() if task.name in scores["tasks"]]
+        entry: dict[str, Any] = {"tier": task.tier}
+        if runs:
+            best, name = max(runs, key=lambda run: run[0]["mean"])
+            entry["best"] = {"algorithm": name, **best}
+        if task.name in exploit:
+            finals = [learner["final"]["iqm"] for learner in exploit[task.name].values()]
+            entry["exploitability"] = {"best": min(finals), "worst": max(finals), "learners": len(finals)}
+        figures[task.name] = entry
+    return figures
+
+
+def suite_tiers() -> str:
+    """Each task's tier with the figure that puts it there (:func:`tier_figures`)."""
+    rows = []
+    for name, entry in tier_figures().items():
+        best, exploit = entry.get("best"), entry.get("exploitability")
+        learner = "-"
+        if best is not None:
+            learner = f"`{best['algorithm']}` {best['mean']:.2f} [{best['low']:.2f}, {best['high']:.2f}]"
+        found = "-" if exploit is None else f"{exploit['best']:.3f} .. {exploit['worst']:.3f} ({exploit['learners']})"
+        rows.append([f"`{name}`", entry["tier"], learner, found])
+    header = ["task", "tier", "v2: best learner, mean normalised [95% CI]",
+              "exact exploitability, final IQM: best .. worst (learners)"]
+    return table(header, rows).rstrip("\n") + (
+        f"\n\nA task is in the sanity tier when its best learner in the v2 leaderboard (5 seeds, full budget) reached "
+        f"{SATURATED:.2f} of the way from `random` to the reference or more, or, scored by exact exploitability, every "
+        "multi-agent learner reached 0; the rest are the headline tier. A test holds the tiers to these figures.\n"
+    )
+
+
 def leaderboard() -> str:
     """``trash-bench report docs/results --separate``'s Markdown: a section per protocol, task version
     and budget fraction of the committed results (one section, the same bytes as without
@@ -200,7 +243,6 @@ def leaderboard_summary() -> str:
     return summary(leaderboard())
 
 
-SATURATED = 0.95  # a task's best learner at this normalised score or more has reached its reference agent
 
 
 def _listing(items: list[str]) -> str:
@@ -1626,6 +1668,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "training-threads": training_threads,
     "default-training": default_training,
     "suite-tasks": suite_tasks,
+    "suite-tiers": suite_tiers,
     "leaderboard": leaderboard,
     "leaderboard-summary": leaderboard_summary,
     "leaderboard-findings": leaderboard_findings,

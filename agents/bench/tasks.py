@@ -32,6 +32,12 @@ exactly, without deals, for a policy that decides in batches (:mod:`agents.bench
 points, the final and the held-out scores, each beside its sampled estimate, which stays as a check;
 a result file's ``scoring`` says which it has, and the report takes the exact figures where present.
 
+Each task has a **tier** (:attr:`Task.tier`): *headline*, a task where learners still differ (the
+best learner measurably short of the reference, or scored by exact exploitability with room left),
+the only tasks in the headline aggregate; or *sanity*, a saturated task that every working masked
+learner reaches, reported pass or fail. The tier is how a task is reported, not what it measures,
+so it changes no version; docs/suite.md states each task's tier with the figure that puts it there.
+
 A task's ``version`` changes whenever anything above changes, so results of different versions are
 never compared. The tasks' versions move together, so that one report covers the suite: protocol v2
 made every task version 2, and exact scoring (which changed only the solved tasks) every task
@@ -68,6 +74,9 @@ MIN_FINAL_DEALS = 50  # test deals of the final at least, whatever the fraction
 MAX_FRACTION = 10_000.0  # the open-budget track's largest budget fraction (1.5 billion timesteps on hyn-2p)
 MIN_ROLLOUT_STEPS = 16  # steps per env of the shortest rollout a built-in uses (A2C's) at any fraction
 SELF_PLAY = "self-play"
+HEADLINE, SANITY = "headline", "sanity"  # a task's tier (Task.tier)
+TIERS = (HEADLINE, SANITY)
+SATURATED = 0.95  # a task whose best learner's mean normalised score is this or more has no headroom: sanity
 REFERENCES = Path(__file__).with_name("references.json")
 
 
@@ -111,6 +120,7 @@ class Task:
     exact: bool = False  # scored exactly too where the policy decides in batches (agents.bench.exact_scores)
     exploitability: bool = False  # exact exploitability at every point too (agents.bench.exploitability_scores)
     min_deals: tuple[int, int] = (MIN_POINT_DEALS, MIN_FINAL_DEALS)  # scaled_deals' floors (a game of many draws: more)
+    tier: str = SANITY  # HEADLINE: measured headroom, in the headline aggregate; SANITY: saturated, pass or fail
 
     @property
     def self_play(self) -> bool:
@@ -297,6 +307,7 @@ TASKS: dict[str, Task] = {
             200_000,
             "greedy",
             TRASH.heldout,
+            tier=HEADLINE,
         ),
         Task(
             "trash-pagat-2p-match",
@@ -309,6 +320,7 @@ TASKS: dict[str, Task] = {
             200_000,
             "greedy",
             TRASH.heldout,
+            tier=HEADLINE,
         ),
         Task(
             "trash-standard-2p-selfplay",
@@ -348,6 +360,7 @@ TASKS: dict[str, Task] = {
             "optimal",
             NEIGHBOR.heldout,
             exact=True,
+            tier=HEADLINE,
         ),
         Task(
             "hyn-2p-selfplay",
@@ -362,6 +375,7 @@ TASKS: dict[str, Task] = {
             NEIGHBOR.heldout,
             exact=True,
             exploitability=True,
+            tier=HEADLINE,
         ),
         Task(
             "hyn-4p",
@@ -388,6 +402,8 @@ def register_task(task: Task) -> Task:
     own processes (:func:`task_imports`). A ValueError if another task has its name."""
     import sys
 
+    if task.tier not in TIERS:
+        raise ValueError(f"task {task.name!r}: tier must be one of {list(TIERS)}, got {task.tier!r}")
     if task.name in TASKS and TASKS[task.name] != task:
         raise ValueError(f"a task named {task.name!r} is registered already")
     TASKS[task.name] = task
@@ -411,11 +427,14 @@ GROUPS = {
     "all": lambda task: True,
     "baseline-opponents": lambda task: not task.self_play,  # where self-play can be added to baselines
     "self-play": lambda task: task.self_play,
+    HEADLINE: lambda task: task.tier == HEADLINE,  # the tasks with headroom: the headline aggregate
+    SANITY: lambda task: task.tier == SANITY,  # the saturated tasks: a learner that fails them is broken
 }
 
 
 def select_tasks(names: list[str]) -> list[Task]:
-    """Tasks by name, or a group (``all``, ``baseline-opponents``, ``self-play``), in registry order."""
+    """Tasks by name, or a group (``all``, ``baseline-opponents``, ``self-play``, ``headline``,
+    ``sanity``), in registry order."""
     chosen: dict[str, Task] = {}
     for name in names:
         if name in GROUPS:

@@ -75,7 +75,10 @@ def build_parser() -> ArgumentParser:
         help=f"a built-in name ({', '.join(BUILTIN)}) or module:attribute",
     )
     run.add_argument(
-        "--tasks", nargs="+", required=True, help="task names, or a group: all, baseline-opponents, self-play"
+        "--tasks",
+        nargs="+",
+        required=True,
+        help="task names, or a group: all, baseline-opponents, self-play, headline, sanity",
     )
     run.add_argument(
         "--settings",
@@ -195,13 +198,15 @@ def list_tasks() -> None:
     from rich.table import Table
 
     table = Table(title="trash-bench tasks")
-    columns = ("task", "v", "game", "rules", "trained against", "budget", "reference", "held out", "min fraction")
+    columns = ("task", "v", "tier", "game", "rules", "trained against", "budget", "reference", "held out")
+    columns = (*columns, "min fraction")
     for column in (*columns, "tests"):
         table.add_column(column)
     for task in TASKS.values():
         table.add_row(
             task.name,
             str(task.version),
+            task.tier,
             task.game,
             task.rules_text,
             " ".join(task.opponents),

@@ -622,6 +622,28 @@ def test_tasks_are_chosen_by_name_or_group_in_registry_order() -> None:
     assert sorted(selfplay + others) == sorted(names)
     with pytest.raises(ValueError, match="unknown task 'nosuch'"):
         select_tasks(["nosuch"])
+    headline, sanity = select_tasks(["headline"]), select_tasks(["sanity"])
+    assert headline and all(task.tier == "headline" for task in headline)
+    assert sorted(task.name for task in headline + sanity) == sorted(names)
+
+
+def test_each_task_is_in_the_tier_its_v2_figures_put_it_in() -> None:
+    """A task is *sanity* when its best v2 learner reached :data:`SATURATED` of the way to the reference
+    (or, scored by exact exploitability, every multi-agent learner reached 0), *headline* otherwise:
+    the figures docs/suite.md prints beside each tier; a plug-in task with no tier of the two is refused."""
+    import dataclasses
+
+    from helpers import load_script
+
+    from agents.bench.tasks import SATURATED, register_task
+
+    for name, entry in load_script("scripts/readme_tables").tier_figures().items():
+        best, exploit = entry.get("best"), entry.get("exploitability")
+        saturated = (best is not None and best["mean"] >= SATURATED) or (exploit is not None and exploit["worst"] == 0)
+        assert best is not None or exploit is not None, name
+        assert TASKS[name].tier == ("sanity" if saturated else "headline"), (name, entry)
+    with pytest.raises(ValueError, match="tier must be one of"):
+        register_task(dataclasses.replace(TASKS["hyn-2p"], name="hyn-2p-elsewhere", tier="top"))
 
 
 def test_tasks_train_against_the_default_baselines_of_their_game() -> None:
