@@ -58,11 +58,14 @@ from agents.bench.markdown import literal, marked_names, markers, run_text
 from agents.bench.markdown import splice as splice_marked
 from agents.bench.markdown import table as markdown_table
 from agents.bench.results import Result
+from agents.bench.settings import MASKLESS
 from agents.bench.store import load_results
-from agents.bench.tasks import TASKS, load_references
+from agents.bench.tasks import HEADLINE, SANITY, TASKS, load_references
 from trash_env.files import atomic_path, check_output_path, write_json, write_text
 
 THRESHOLDS = np.linspace(0.0, 1.25, 51)
+PASS_SCORE = 0.9  # a learner passes a sanity-tier task at this mean normalised score or more (tiered reports)
+MASKLESS_TRACK = "no masks track"  # the tiered report's section of the learners without action masks
 Grouped = dict[str, dict[str, list[Result]]]  # algorithm -> task -> its runs (result files)
 PLOTS = ("performance_profiles.png", "sample_efficiency_per_task.png", "sample_efficiency.png")
 # Frozen reference scores of older task versions, beside the current ones (references.json):
@@ -116,10 +119,18 @@ class Section:
     # exploitability and cross-play files of the folder, by (task, task version)
     # (agents.bench.measurements.load_measurements)
     measured: dict[tuple[str, int], dict[str, dict[str, Any]]] = field(default_factory=dict, compare=False)
+    tiered: bool = False  # v3: across-task figures over the headline tier only, the sanity tier pass or fail
+    track: str = ""  # a labelled part of the runs of one key (MASKLESS_TRACK), said in the label
 
     @property
     def label(self) -> str:
-        return label(self.key)
+        return label(self.key) + (f", {self.track}" if self.track else "")
+
+    @property
+    def compared(self) -> Grouped:
+        """The runs the across-task figures compare: in a tiered section those of the headline tier's
+        tasks only (:func:`headline_only`), else all of them."""
+        return headline_only(self.grouped) if self.tiered else self.grouped
 
     @property
     def protocol(self) -> int:
@@ -157,11 +168,16 @@ def collect(results: Iterable[Result]) -> Grouped:
     return {algorithm: {t: per[t] for t in _ordered(per)} for algorithm, per in sorted(grouped.items())}
 
 
-def sections(results: Iterable[Result], separate: bool = False, folder: Path | str = "the results") -> list[Section]:
+def sections(
+    results: Iterable[Result], separate: bool = False, folder: Path | str = "the results", tiered: bool = False
+) -> list[Section]:
     """The runs as sections, one per (protocol, task version, budget fraction), newest protocol and
     version first, and within them the full budget first (what a summary shows), then the open-budget
     track (fractions above 1), then smaller fractions, largest first. Runs of several groups are a
-    ValueError naming them, unless ``separate``."""
+    ValueError naming them, unless ``separate``. ``tiered`` (the v3 leaderboard): each section's
+    learners without action masks (:data:`agents.bench.settings.MASKLESS`) are a section of their own
+    after it, labelled :data:`MASKLESS_TRACK`, and both report by tier (:func:`headline_only`,
+    :func:`sanity_table`)."""
     by_key: dict[Key, list[Result]] = defaultdict(list)
     for result in results:
         by_key[key_of(result)].append(result)
@@ -171,14 +187,66 @@ def sections(results: Iterable[Result], separate: bool = False, folder: Path | s
             f"{folder} mixes {_mixed(set(by_key))} ({counts}): give --separate to report each group apart, "
             "or move them into separate folders"
         )
-    return [
-        Section(
-            key,
-            collect(by_key[key]),
-            tuple(sorted((r for r in by_key[key] if not r.is_valid), key=lambda r: (r.task, r.algorithm, r.seed))),
-        )
-        for key in sorted(by_key, key=_section_order, reverse=True)
-    ]
+    found = []
+    for key in sorted(by_key, key=_section_order, reverse=True):
+        runs = by_key[key]
+        masked = [r for r in runs if r.algorithm not in MASKLESS]
+        tracks = [("", masked), (MASKLESS_TRACK, [r for r in runs if r.algorithm in MASKLESS])]
+        for track, members in tracks if tiered else [("", runs)]:
+            if not members:
+                continue
+            invalid = tuple(sorted((r for r in members if not r.is_valid), key=lambda r: (r.task, r.algorithm, r.seed)))
+            found.append(Section(key, collect(members), invalid, tiered=tiered, track=track))
+    return found
+
+
+def headline_only(grouped: Grouped) -> Grouped:
+    """``grouped`` with the runs of the headline tier's tasks only (:attr:`agents.bench.tasks.Task.tier`;
+    a task the registry does not know is in none), an algorithm with none of them left out."""
+    headline = {name for name, task in TASKS.items() if task.tier == HEADLINE}
+    kept = {a: {t: runs for t, runs in per.items() if t in headline} for a, per in grouped.items()}
+    return {a: per for a, per in kept.items() if per}
+
+
+def sanity_tasks(grouped: Grouped) -> list[str]:
+    """The tasks of the sanity tier that any algorithm of ``grouped`` ran, in registry order."""
+    return [t for t in _tasks(grouped) if t in TASKS and TASKS[t].tier == SANITY]
+
+
+def sanity_results(grouped: Grouped) -> dict[str, dict[str, dict[str, Any]]]:
+    """algorithm -> sanity task -> its mean normalised score, runs and whether it passed (a mean of
+    :data:`PASS_SCORE` or more)."""
+    tasks = sanity_tasks(grouped)
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+    for algorithm, per in grouped.items():
+        means = {t: float(finals(per[t]).mean()) for t in tasks if t in per}
+        found[algorithm] = {t: {"mean": m, "runs": len(per[t]), "passed": m >= PASS_SCORE} for t, m in means.items()}
+    return found
+
+
+def sanity_table(grouped: Grouped, tag: str) -> str | None:
+    """The sanity tier as pass or fail: per task, each algorithm's mean normalised score, marked pass or
+    fail (:data:`PASS_SCORE`), and a last row counting its passes; None if no sanity task was run."""
+    tasks = sanity_tasks(grouped)
+    if not tasks:
+        return None
+    found = sanity_results(grouped)
+
+    def cell(entry: dict[str, Any] | None) -> str:
+        if entry is None:
+            return "-"
+        return f"{'pass' if entry['passed'] else '**fail**'} {entry['mean']:.2f} ({entry['runs']})"
+
+    rows = [[literal(t), *(cell(found[a].get(t)) for a in grouped)] for t in tasks]
+    rows.append(["passed", *(f"{sum(e['passed'] for e in found[a].values())} of {len(found[a])}" for a in grouped)])
+    return _section(
+        f"Sanity tier: pass or fail ({tag})",
+        ["task", *_names(grouped)],
+        rows,
+        f"(The saturated tasks, which every working masked learner reaches: a learner passes one when the mean "
+        f"normalised score of its final policies is {PASS_SCORE:.2f} or more; number of seeds in parentheses. "
+        "They are not in the across-task figures above, which are over the headline tier.)",
+    )
 
 
 def _section_order(key: Key) -> tuple[int, int, bool, float]:
@@ -358,8 +426,12 @@ def section_markdown(section: Section, heading: bool = False) -> str:
         exploitable = exploitability_table(grouped, tasks, tag)
         if exploitable:
             parts.append(exploitable)
-        for shared in task_sets(grouped):
-            parts += across_tasks(grouped, shared, tag)
+        compared = section.compared
+        for shared in task_sets(compared):
+            parts += across_tasks(compared, shared, tag, tier=HEADLINE if section.tiered else None)
+        sanity = sanity_table(grouped, tag) if section.tiered else None
+        if sanity:
+            parts.append(sanity)
         parts.append(compute_table(grouped, tag))
         two_player = two_player_table(section)
         if two_player:
@@ -493,14 +565,16 @@ def _task_list(tasks: Sequence[str]) -> str:
     return f"the {_count(len(tasks), 'task')} {', '.join(map(literal, tasks))}"
 
 
-def across_tasks(grouped: Grouped, tasks: Sequence[str], tag: str) -> list[str]:
+def across_tasks(grouped: Grouped, tasks: Sequence[str], tag: str, tier: str | None = None) -> list[str]:
     """The across-tasks paragraphs of one shared task set: the aggregates of every algorithm that ran
-    all of ``tasks``, over those tasks only, and (for two or more) the probability of improvement."""
+    all of ``tasks``, over those tasks only, and (for two or more) the probability of improvement;
+    ``tier``: the tier the tasks are all of, said in the title."""
     members = sharing(grouped, tasks)
+    of_tier = f" of the {tier} tier" if tier else ""
     parts = [
         _section(
-            f"{ACROSS}, over {_task_list(tasks)}, which every algorithm below ran ({tag}; stratified bootstrap "
-            "over seeds, 95% intervals):",
+            f"{ACROSS}, over {_task_list(tasks)}{of_tier}, which every algorithm below ran ({tag}; stratified "
+            "bootstrap over seeds, 95% intervals):",
             ["algorithm", "tasks", *statistics.AGGREGATES],
             [
                 [literal(a), _compared(len(tasks), len(grouped[a])), *_aggregates(final_scores(grouped[a], tasks))]
@@ -655,21 +729,22 @@ def section_json(section: Section) -> dict[str, Any]:
             "wall_seconds": round(sum(r.wall_seconds for runs in per.values() for r in runs), 1),
         }
     aggregates = []
-    for tasks in task_sets(grouped):
-        members = sharing(grouped, tasks)
+    compared = section.compared
+    for tasks in task_sets(compared):
+        members = sharing(compared, tasks)
         aggregates.append(
             {
                 "tasks": list(tasks),
                 "algorithms": {
                     a: {
                         name: dict(zip(("point", "low", "high"), figures))
-                        for name, figures in _aggregate_figures(final_scores(grouped[a], tasks)).items()
+                        for name, figures in _aggregate_figures(final_scores(compared[a], tasks)).items()
                     }
                     for a in members
                 },
                 "improvement": {
                     a: {
-                        b: dict(zip(("point", "low", "high"), improvement(grouped, a, b, tasks)))
+                        b: dict(zip(("point", "low", "high"), improvement(compared, a, b, tasks)))
                         for b in members
                         if b != a
                     }
@@ -677,11 +752,20 @@ def section_json(section: Section) -> dict[str, Any]:
                 },
             }
         )
+    tiers = {}
+    if section.tiered:
+        tiers = {
+            "track": section.track,
+            "headline_tasks": _tasks(compared),
+            "sanity": {"pass_score": PASS_SCORE, "algorithms": sanity_results(grouped)},
+        }
     return {
         "label": section.label,
         "protocol": protocol,
         "task_version": version,
         "budget_fraction": fraction,
+        "tiered": section.tiered,
+        **tiers,
         "algorithms": algorithms,
         "aggregates": aggregates,
         "invalid": [
@@ -721,9 +805,15 @@ def plot_names(report: Sequence[Section]) -> list[list[str]]:
     README's plots stay where they are), and for each other section the same with its key
     (``performance_profiles_protocol2_v2_fraction0.1.png``)."""
     return [list(PLOTS)] + [
-        [name.replace(".png", f"_protocol{s.protocol}_v{s.task_version}_fraction{s.fraction!r}.png") for name in PLOTS]
+        [name.replace(".png", f"_protocol{s.protocol}_v{s.task_version}_fraction{s.fraction!r}{_slug(s.track)}.png")
+         for name in PLOTS]
         for s in report[1:]
     ]
+
+
+def _slug(track: str) -> str:
+    """A track's part of a plot's file name: ``_no_masks_track``; none for the section itself."""
+    return "".join(f"_{word}" for word in re.findall(r"[a-z0-9]+", track.lower()))
 
 
 def plots(report: Grouped | Section | Sequence[Section], folder: Path) -> list[Path]:
@@ -748,17 +838,21 @@ def _section_plots(section: Section, folder: Path, names: list[str]) -> list[Pat
     written = []
     cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     colour = {algorithm: cycle[i % len(cycle)] for i, algorithm in enumerate(grouped)}  # one per algorithm
-    shared = task_sets(grouped)
+    compared = section.compared  # the across-task panels: the headline tier only in a tiered section
+    shared = task_sets(compared)
     handles = [plt.Line2D([], [], color=colour[a], marker="o", label=_plot_text(a)) for a in grouped]
 
     def panels() -> tuple[Any, Any]:
-        figure, grid = plt.subplots(1, len(shared), figsize=(5.5 * len(shared), 4.2), squeeze=False)
+        count = max(len(shared), 1)
+        figure, grid = plt.subplots(1, count, figsize=(5.5 * count, 4.2), squeeze=False)
+        if not shared:  # a tiered section none of whose runs is of the headline tier
+            grid[0, 0].set_title("no run of a headline-tier task", fontsize=9)
         return figure, grid.ravel()
 
     figure, axes_row = panels()
     for axes, tasks in zip(axes_row, shared):
-        for algorithm in sharing(grouped, tasks):
-            profile = statistics.performance_profile(final_scores(grouped[algorithm], tasks), THRESHOLDS)
+        for algorithm in sharing(compared, tasks):
+            profile = statistics.performance_profile(final_scores(compared[algorithm], tasks), THRESHOLDS)
             axes.plot(THRESHOLDS, profile, label=_plot_text(algorithm), color=colour[algorithm])
         _label(axes, "normalised score tau", "fraction of runs with score > tau", _set_title(tasks))
     figure.suptitle(f"performance profiles of the final policies, every seed ({tag})", fontsize=10)
@@ -786,8 +880,8 @@ def _section_plots(section: Section, folder: Path, names: list[str]) -> list[Pat
     figure, axes_row = panels()
     for axes, tasks in zip(axes_row, shared):
         fractions = np.array(sorted({f for task in tasks for f in TASKS[task].eval_points}))  # one grid for all
-        for algorithm in sharing(grouped, tasks):
-            stacked = {task: curves(grouped[algorithm][task], fractions)[1] for task in tasks}
+        for algorithm in sharing(compared, tasks):
+            stacked = {task: curves(compared[algorithm][task], fractions)[1] for task in tasks}
             points = np.array(
                 [
                     statistics.stratified_bootstrap(
@@ -871,11 +965,11 @@ def splice(readme: Path, text: str) -> None:
     write_text(readme, splice_marked(content, parts.get)[0])
 
 
-def load_sections(results: Path, separate: bool = False) -> list[Section]:
+def load_sections(results: Path, separate: bool = False, tiered: bool = False) -> list[Section]:
     """The sections of the results folder ``results`` (:func:`sections`), every file checked first."""
     from agents.bench.measurements import load_measurements
 
-    found = sections(load_results(results), separate, folder=results)
+    found = sections(load_results(results), separate, folder=results, tiered=tiered)
     if not found:
         raise ValueError(f"{results} holds no finished result files")
     measured = load_measurements(results)
@@ -969,14 +1063,16 @@ def report(
     readme: Path | list[Path] | None = None,
     with_plots: bool = True,
     separate: bool = False,
+    tiered: bool = False,
 ) -> str:
     """Read ``results``, write ``leaderboard.md``, ``leaderboard.json`` and the plots into ``out``
     (default: ``results``), optionally splice the Markdown into ``readme`` (a file or several);
     returns the Markdown. Everything is checked before anything is written: every result file
     (:func:`agents.bench.store.load_results`: a bad one is a ``BadResultsError`` naming each), that the
     folder holds one protocol, task version and budget fraction (or ``separate``: a section for each),
-    the output folder, and the markers of every ``readme``."""
-    found = load_sections(results, separate)
+    the output folder, and the markers of every ``readme``. ``tiered``: the v3 leaderboard's layout
+    (:func:`sections`: by tier, the learners without masks as their own track)."""
+    found = load_sections(results, separate, tiered)
     out = Path(out or results)
     readmes = [readme] if isinstance(readme, Path) else list(readme or [])
     for name in ["leaderboard.md", "leaderboard.json", *(n for names in plot_names(found) for n in names)]:

@@ -163,6 +163,12 @@ def build_parser() -> ArgumentParser:
         help="report each protocol, task version and budget fraction as its own section "
         "(default: refuse a folder mixing them)",
     )
+    report.add_argument(
+        "--tiers",
+        action="store_true",
+        help="the v3 layout: the across-task figures over the headline tier only, the sanity tier as pass or "
+        "fail, the learners without masks as their own track",
+    )
     references = commands.add_parser("references", help="recompute the tasks' stored reference scores")
     references.add_argument("--tasks", nargs="+", default=["all"])
     add_crossplay_parser(commands)
@@ -529,7 +535,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not args.results.is_dir():
                 raise ValueError(f"results folder {str(args.results)!r} does not exist")
             print(
-                report(args.results, args.out, args.readme, with_plots=not args.no_plots, separate=args.separate),
+                report(
+                    args.results,
+                    args.out,
+                    args.readme,
+                    with_plots=not args.no_plots,
+                    separate=args.separate,
+                    tiered=args.tiers,
+                ),
                 end="",
             )
             return 0

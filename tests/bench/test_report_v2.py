@@ -471,3 +471,43 @@ def test_the_full_budget_leads_then_the_open_budget_track_then_smaller_fractions
     assert [section.key[2] for section in sections] == [1.0, 1000.0, 0.1]
     assert "(open budget)" in sections[1].label and "open budget" not in sections[0].label
     assert "budget fraction 1.0;" in report.summary(report.markdown(sections))
+
+
+# --------------------------------------------------------------------------
+# Tiers (v3, issue 54): the headline aggregate over the headline tier only, the sanity tier pass or
+# fail, the learners without masks as their own track
+
+
+def test_a_tiered_report_aggregates_the_headline_tier_and_passes_or_fails_the_sanity_tier(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("matplotlib")
+    assert TASKS["hyn-2p"].tier == TASKS["trash-pagat-2p-match"].tier == "headline"
+    assert TASKS["trash-standard-2p"].tier == TASKS["trash-pagat-2p"].tier == "sanity"
+    found = runs("hyn-2p", 0.6, 0.7) + runs("trash-pagat-2p-match", 0.8, 0.9)
+    found += runs("trash-standard-2p", 0.95, 0.97) + runs("trash-pagat-2p", 0.5, 0.52)
+    found += runs("hyn-2p", 0.2, 0.3, algorithm="ppo") + runs("trash-standard-2p", -0.3, -0.2, algorithm="ppo")
+    served(monkeypatch, found)
+    out = tmp_path / "out"
+    assert main(["report", str(tmp_path), "--out", str(out), "--tiers"]) == 0
+    text = (out / "leaderboard.md").read_text()
+    masked, maskless = text.split("### ")[1:]
+    assert masked.startswith("Protocol v2, task version 3, budget fraction 1.0\n")
+    assert maskless.startswith("Protocol v2, task version 3, budget fraction 1.0, no masks track\n")
+    assert "`ppo`" not in masked and "| `a`" not in maskless
+    across = [line for line in masked.split("\n") if line.startswith("Across tasks")]
+    assert across == [line for line in across if "of the headline tier" in line] and len(across) == 1
+    assert "`trash-pagat-2p-match`, `hyn-2p` of" in across[0] and "trash-standard-2p" not in across[0]
+    assert "| `trash-standard-2p` | pass 0.96 (2) |" in masked and "| `trash-pagat-2p` | **fail** 0.51 (2) |" in masked
+    assert "| passed | 1 of 2 |" in masked and "| `trash-standard-2p` | **fail** -0.25 (2) |" in maskless
+    board = json.loads((out / "leaderboard.json").read_text())
+    first, second = board["sections"]
+    assert first["tiered"] and first["track"] == "" and second["track"] == "no masks track"
+    assert first["headline_tasks"] == ["trash-pagat-2p-match", "hyn-2p"] and second["headline_tasks"] == ["hyn-2p"]
+    assert [aggregate["tasks"] for aggregate in first["aggregates"]] == [["trash-pagat-2p-match", "hyn-2p"]]
+    sanity = first["sanity"]["algorithms"]["a"]
+    assert sanity["trash-standard-2p"]["passed"] and not sanity["trash-pagat-2p"]["passed"]
+    assert len(first["algorithms"]["a"]["tasks"]) == 4  # every task in the per-task figures
+    assert any(name.endswith("_no_masks_track.png") for name in files(out))
+    untiered = report.sections(found)
+    assert len(untiered) == 1 and not untiered[0].tiered and "Sanity tier" not in report.markdown(untiered)
