@@ -114,13 +114,21 @@ def apply_forced(
         count += 1
 
 
+class UnknownFieldError(TypeError, ValueError):
+    """An unknown keyword argument of a rules configuration or an env (``trash_env.env(colour=...)``,
+    ``gymnasium.make("TrashSingleAgent-v0", frameskip=4)``): a ``TypeError``, as Python raises for an
+    unexpected keyword argument and as libraries that probe an env's keywords expect (TorchRL's
+    ``GymEnv`` retries without ``frameskip`` on a ``TypeError`` only), and a ``ValueError``, as every bad
+    rules field was before, so that code catching either keeps working."""
+
+
 def known_fields(config_type: type, data: dict[str, Any], what: str = "rules") -> dict[str, Any]:
     """``data`` as keyword arguments of the dataclass ``config_type``; unknown keys are an
-    error naming them (shared by the configurations of both games)."""
+    :class:`UnknownFieldError` naming them (shared by the configurations of both games)."""
     names = {f.name for f in dataclasses.fields(config_type)}
     unknown = sorted(set(data) - names)
     if unknown:
-        raise ValueError(f"unknown {what} field(s) {unknown}; known fields are {sorted(names)}")
+        raise UnknownFieldError(f"unknown {what} field(s) {unknown}; known fields are {sorted(names)}")
     return dict(data)
 
 

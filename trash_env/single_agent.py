@@ -26,7 +26,14 @@ observations that mean something else.
 
 `Discrete(13)`, numbered as R13: 0 draw from the stock, 1 take the top
 discard, 2 + i place the held card in slot i, 12 discard. `action_masks()`
-returns the legal actions as a bool array (also in `info["action_mask"]`).
+returns the legal actions as a bool array (sb3-contrib's API), and
+`info["action_mask"]` the same as `int8` (what Gymnasium's
+`Discrete.sample(mask=...)` takes, and PettingZoo's `action_mask`): so
+`env.action_space.sample(mask=info["action_mask"])` plays a random legal move.
+The step that ends an episode has an all-zero mask (no action is legal). In
+a Gymnasium vector env with its default `NEXT_STEP` autoreset the call after
+that step resets the game and ignores its action, so any action will do there;
+`action_space.sample(mask=...)` returns 0 for an all-zero mask.
 An illegal action (possible only for learners that ignore masks, like plain
 PPO or DQN) ends the episode at once with reward `illegal_reward` (default
 -1) and `info["illegal_action"] = True`; it is never replaced by a legal one.
@@ -235,7 +242,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise ValueError(f"an action is an integer 0..{self.game.num_actions - 1}, got {action!r}")
         if action not in self._legal:
             self._legal = []
-            info = {**self._info(), "illegal_action": True, "action_mask": self.game.action_mask(()).astype(bool)}
+            info = {**self._info(), "illegal_action": True, "action_mask": self.game.action_mask(()).astype(np.int8)}
             return self._observation(), self.illegal_reward, True, False, info
         self.game.apply_action(self.state, int(action), self._game_rng)
         learner_to_act = self._advance()
@@ -258,7 +265,8 @@ class SingleAgentEnv(gymnasium.Env):
         return self.observer.encode(self.state, self.seat)
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self.action_masks(), "seat": self.seat}
+        # int8 as Gymnasium's Discrete.sample(mask=...) requires and PettingZoo's classic envs give
+        return {"action_mask": self.action_masks().astype(np.int8), "seat": self.seat}
 
     def svg(self) -> str:
         """The table as an SVG document (a string), whatever the render mode; the learner's row is

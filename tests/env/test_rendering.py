@@ -484,13 +484,16 @@ def test_svg_is_the_drawing_rgb_array_rasterises() -> None:
 
 
 @pytest.mark.parametrize("module", ["drawsvg", "resvg_py", "PIL"])
-def test_a_picture_without_the_render_extra_names_it(monkeypatch, module) -> None:
-    """Without one of the render extra's packages, drawing or rasterising says which extra to install."""
+@pytest.mark.parametrize("game", ["trash", "help_your_neighbor"])
+def test_a_picture_without_the_render_extra_names_it(monkeypatch, module, game) -> None:
+    """Without one of the render extra's packages, drawing or rasterising says which extra to install,
+    on either game (PettingZoo's ``render_test`` sees this error, not a bare ModuleNotFoundError)."""
     import sys
 
+    from trash_env import help_your_neighbor_v0
     from trash_env.rendering import require
 
-    env = trash_v0.env(render_mode="rgb_array")
+    env = (trash_v0 if game == "trash" else help_your_neighbor_v0).env(render_mode="rgb_array")
     env.reset(seed=0)
     monkeypatch.setitem(sys.modules, module, None)  # makes "import module" fail
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == module else object())

@@ -77,6 +77,7 @@ def check_learner_turn(env: TrashSingleAgentEnv, obs: np.ndarray, info: dict) ->
     """The invariants of every point where the learner is asked to act; returns the mask."""
     mask = env.action_masks()
     assert mask.dtype == bool and mask.shape == (trash.NUM_ACTIONS,)
+    assert info["action_mask"].dtype == np.int8  # what Discrete.sample(mask=...) takes
     np.testing.assert_array_equal(info["action_mask"], mask)
     assert info["seat"] == env.seat
     assert env.observation_space.contains(obs)
@@ -745,3 +746,51 @@ def test_overrides_reach_the_config():
     with pytest.raises(ValueError):
         TrashSingleAgentEnv("no_such_preset")
     assert trash_env.TrashSingleAgentEnv is TrashSingleAgentEnv
+
+
+@pytest.mark.parametrize("env_id", ["TrashSingleAgent-v0", "HelpYourNeighborSingleAgent-v0"])
+def test_masked_random_play_runs_in_a_gymnasium_vector_env_with_next_step_autoreset(env_id: str) -> None:
+    """Gymnasium's ``make_vec`` (sync, its default NEXT_STEP autoreset): ``info["action_mask"]`` is int8,
+    so ``Discrete.sample(mask=...)`` takes it; the step that ends an episode has an all-zero mask, for
+    which ``sample`` returns 0, and the next step resets that game, its action ignored, with a fresh mask."""
+    import gymnasium
+
+    envs = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="sync")
+    assert envs.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
+    _, info = envs.reset(seed=4)
+    space = envs.single_action_space
+    ended = np.zeros(3, dtype=bool)
+    finished = 0
+    for _ in range(400):
+        masks = info["action_mask"]
+        assert masks.dtype == np.int8 and masks.shape == (3, space.n)
+        assert (masks[~ended].sum(axis=1) >= 1).all() and not masks[ended].any()
+        actions = np.array([space.sample(mask=mask) for mask in masks])
+        assert all(masks[i, a] == 1 for i, a in enumerate(actions) if not ended[i])
+        _, _, terminated, truncated, info = envs.step(actions)
+        ended = terminated | truncated
+        finished += int(ended.sum())
+    envs.close()
+    assert finished > 3
+
+
+def test_an_unknown_keyword_is_a_type_error_as_libraries_that_probe_keywords_expect() -> None:
+    """TorchRL's ``GymEnv`` passes ``frameskip=`` and retries without it on a ``TypeError`` only: an
+    unknown keyword of any env or rules configuration is a ``TypeError`` naming it (and still a
+    ``ValueError``, as before)."""
+    import gymnasium
+
+    import trash_env
+    from trash_env import help_your_neighbor_v0
+
+    calls = [
+        lambda: gymnasium.make("TrashSingleAgent-v0", frameskip=4),
+        lambda: gymnasium.make("HelpYourNeighborSingleAgent-v0", frameskip=4),
+        lambda: trash_env.env(frameskip=4),
+        lambda: help_your_neighbor_v0.env(frameskip=4),
+        lambda: trash_env.TrashConfig.from_dict({"frameskip": 4}),
+    ]
+    for call in calls:
+        with pytest.raises(TypeError, match=r"field\(s\) \['frameskip'\]") as raised:
+            call()
+        assert isinstance(raised.value, ValueError)

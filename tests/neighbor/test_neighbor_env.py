@@ -815,7 +815,7 @@ def test_single_agent_random_masked_play(num_players):
         seats.add(env.seat)
         for _ in range(MAX_STEPS):
             mask = env.action_masks()
-            assert mask.dtype == bool
+            assert mask.dtype == bool and info["action_mask"].dtype == np.int8
             np.testing.assert_array_equal(info["action_mask"], mask)
             assert env.state.current == env.seat and not env.state.over
             assert np.flatnonzero(mask).tolist() == neighbor.legal_actions(env.state)

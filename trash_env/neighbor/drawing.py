@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from trash_env.neighbor import rules as neighbor
 from trash_env.neighbor.rules import NeighborState
 from trash_env.neighbor.text import last_roll
-from trash_env.rendering.svg import COLOURS, GAP, LEFT, TOP, document, new_drawing, rect, seat_name, text
+from trash_env.rendering.svg import COLOURS, GAP, LEFT, TOP, document, new_drawing, rect, seat_name, svg_library, text
 
 MARKER = 40
 
@@ -21,7 +21,7 @@ def neighbor_svg(state: NeighborState, names: Sequence[str] | None = None, revea
     is dark with its total dimmed, an uncovered one light with its total), whose turn it is, the last
     roll and who covered it through the privilege, and who used the privilege last. Nothing is hidden
     (R12): ``reveal`` is accepted, as the Trash drawing takes it, and changes nothing."""
-    import drawsvg
+    drawsvg = svg_library()
 
     n = state.num_players
     names = list(names) if names is not None else [f"player_{i}" for i in range(n)]

@@ -28,11 +28,18 @@ COLOURS = {
 }
 
 
-def new_drawing(width: float, height: float) -> Any:
+def svg_library() -> Any:
+    """The ``drawsvg`` module, or an ``ImportError`` naming the ``render`` extra (what every drawing
+    imports it through, so that a picture asked for without the extra says how to get it)."""
     try:
         import drawsvg
     except ImportError as error:
         raise missing_extra(error) from None
+    return drawsvg
+
+
+def new_drawing(width: float, height: float) -> Any:
+    drawsvg = svg_library()
     drawing = drawsvg.Drawing(width, height)
     drawing.append(drawsvg.Rectangle(0, 0, width, height, fill=COLOURS["table"]))
     return drawing
