@@ -75,6 +75,7 @@ bench: $(VENV)/.installed-all
 	$(PY) benchmarks/bench_env.py --json docs/speed/env.json
 	$(PY) benchmarks/bench_eval.py --deals 40000 --json docs/speed/eval.json
 	$(PY) benchmarks/bench_batched.py --json docs/speed/batched.json
+	$(PY) benchmarks/bench_vector_env.py --json docs/speed/vector_env.json
 	$(PY) benchmarks/bench_selfplay.py --json docs/speed/selfplay.json
 	$(PY) benchmarks/bench_selfplay.py --n-envs 64 --batch-size 512 --n-epochs 10 \
 		--json docs/speed/selfplay_sb3_defaults.json

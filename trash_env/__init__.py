@@ -60,6 +60,10 @@ def _lazy(name: str) -> Any:
 __getattr__ = renamed(__name__, {"RulesConfig": TrashConfig}, _lazy)  # the name before the game prefix
 
 
-for _game in GAMES.values():  # each game's single-agent env under its Gymnasium id
+for _game in GAMES.values():  # each game's single-agent env under its Gymnasium id, its batched engine as make_vec's
     if _game.single_agent_id and _game.single_agent_id not in gymnasium.registry:
-        gymnasium.register(id=_game.single_agent_id, entry_point=_game.single_agent_entry_point)
+        gymnasium.register(
+            id=_game.single_agent_id,
+            entry_point=_game.single_agent_entry_point,
+            vector_entry_point=_game.engine.vector_env if _game.engine else None,
+        )

@@ -80,6 +80,7 @@ class Engine:
     fits: Callable[[Any], bool]  # the configuration is within the engine's limits
     exact_batch: Callable[[Any, int, list[list[str | None]], dict[str, Any]], Any]
     vec_env: str  # entry point of its Stable-Baselines3 vector env (the train extra)
+    vector_env: str | None = None  # of its Gymnasium VectorEnv: the single-agent env's vector_entry_point
 
     def batch_type(self) -> type:
         return load_entry_point(self.batch)
@@ -154,6 +155,13 @@ class Game:
         if self.engine is None:
             raise ValueError(f"{self.title} has no batched engine")
         return load_entry_point(self.engine.vec_env)(num_envs, **kwargs)
+
+    def vector_env(self, num_envs: int, **kwargs: Any) -> Any:
+        """``num_envs`` single-agent games on the batched engine, as a Gymnasium ``VectorEnv``
+        (:mod:`trash_env.vector_env`; what ``gymnasium.make_vec(single_agent_id, num_envs)`` makes)."""
+        if self.engine is None or self.engine.vector_env is None:
+            raise ValueError(f"{self.title} has no batched engine with a Gymnasium vector env")
+        return load_entry_point(self.engine.vector_env)(num_envs, **kwargs)
 
     def _needs(self, field_name: str, what: str) -> str:
         entry = getattr(self, field_name)

@@ -99,6 +99,7 @@ GAME = from_core(
         fits=engine_fits,
         exact_batch=exact_batch,
         vec_env="trash_env.neighbor.vec_env:NeighborVecEnv",
+        vector_env="trash_env.neighbor.vector_env:NeighborVectorEnv",
     ),
     narrator=NARRATOR,
     openspiel_entry_point="trash_env.neighbor.openspiel",

@@ -95,6 +95,7 @@ GAME = from_core(
         fits=engine_fits,
         exact_batch=exact_batch,
         vec_env="trash_env.trash.vec_env:TrashVecEnv",
+        vector_env="trash_env.trash.vector_env:TrashVectorEnv",
     ),
     narrator=NARRATOR,
     openspiel_entry_point="trash_env.trash.openspiel",

@@ -23,25 +23,10 @@ Needs stable-baselines3 (the ``train`` extra) and, to be fast, Numba (the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from trash_env.batched_vec_env import BatchedVecEnv
-from trash_env.trash.batched import TrashBatch
-from trash_env.trash.config import make_config
+from trash_env.trash.vector_env import TrashGames
 
 
-class TrashVecEnv(BatchedVecEnv):
-    """``num_envs`` single-agent Trash games on the batched engine (see the module docstring)."""
-
-    def __init__(
-        self,
-        num_envs: int,
-        preset: str = "standard",
-        opponents: Sequence[Any] = ("random",),
-        learner_seat: int | None = None,
-        seed: int | None = None,
-        parallel: bool | None = None,
-        **overrides: Any,
-    ) -> None:
-        super().__init__(TrashBatch, make_config, num_envs, preset, opponents, learner_seat, seed, parallel, overrides)
+class TrashVecEnv(TrashGames, BatchedVecEnv):
+    """``num_envs`` single-agent Trash games on the batched engine (see the module docstring; the
+    arguments are :class:`~trash_env.trash.vector_env.TrashGames`')."""
