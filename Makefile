@@ -19,7 +19,7 @@ TORCH_INDEX ?=
 # The extras each target installs (pyproject.toml's [project.optional-dependencies]).
 EXTRAS_train := train,batched
 EXTRAS_test := dev,train,tune,batched,render,web,docs
-EXTRAS_all := dev,eval,bench,train,tune,batched,rllib,render,video,web,docs,openspiel
+EXTRAS_all := dev,eval,bench,train,tune,batched,rllib,render,video,web,docs,openspiel,interop
 EXTRAS_docs := docs
 EXTRAS_demo :=
 

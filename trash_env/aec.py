@@ -51,14 +51,21 @@ class TurnBasedEnv(AECEnv, EzPickle):
     metadata: dict[str, Any]
 
     def __init__(
-        self, preset: str = "standard", render_mode: str | None = None, skip_forced: bool = True, **overrides: Any
+        self,
+        preset: str = "standard",
+        render_mode: str | None = None,
+        skip_forced: bool = True,
+        flat_observation: bool = False,
+        **overrides: Any,
     ):
-        EzPickle.__init__(self, preset, render_mode, skip_forced, **overrides)
+        EzPickle.__init__(self, preset, render_mode, skip_forced, flat_observation, **overrides)
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not one of {[None, *self.metadata['render_modes']]}")
-        if not isinstance(skip_forced, bool):
-            raise ValueError(f"skip_forced must be True or False, got {skip_forced!r}")
+        for name, value in (("skip_forced", skip_forced), ("flat_observation", flat_observation)):
+            if not isinstance(value, bool):
+                raise ValueError(f"{name} must be True or False, got {value!r}")
+        self.flat_observation = flat_observation
         game = self.game
         self.config = game.make_config(preset, **overrides)
         self.preset = preset
@@ -68,15 +75,10 @@ class TurnBasedEnv(AECEnv, EzPickle):
         n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        self.observation_spaces = {
-            agent: spaces.Dict(
-                {
-                    "observation": spaces.Box(0.0, 1.0, (self.observer.size,), np.float32),
-                    "action_mask": spaces.Box(0, 1, (game.num_actions,), np.int8),
-                }
-            )
-            for agent in self.possible_agents
-        }
+        observation = spaces.Box(0.0, 1.0, (self.observer.size,), np.float32)
+        mask = spaces.Box(0, 1, (game.num_actions,), np.int8)
+        seen = observation if flat_observation else spaces.Dict({"observation": observation, "action_mask": mask})
+        self.observation_spaces = dict.fromkeys(self.possible_agents, seen)
         self.action_spaces = {agent: spaces.Discrete(game.num_actions) for agent in self.possible_agents}
         self.global_state = game.make_global_state(self.config)
         self.state_space = spaces.Box(0.0, 1.0, (self.global_state.size,), np.float32)
@@ -128,8 +130,16 @@ class TurnBasedEnv(AECEnv, EzPickle):
                 # same episode again (same seed, same deal) and ask for its first move.
                 self._start_episode()
         self.agent_selection = self.possible_agents[self.game_state.current]
+        self._masks_in_infos()
         if self.render_mode == "human":
             self.render()
+
+    def _masks_in_infos(self) -> None:
+        """With ``flat_observation``: each agent's action mask in its info (int8, all zeros but for the
+        agent to act), as PettingZoo's guidance for masked envs with plain observations has it."""
+        if self.flat_observation:
+            for agent in self.agents:
+                self.infos[agent] = {**self.infos.get(agent, {}), "action_mask": self._mask(agent)}
 
     def _start_episode(self) -> None:
         self._rng = np.random.default_rng(self.episode_seed)
@@ -163,6 +173,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
             for agent_name in rewards:
                 rewards[agent_name] = 0.0
         self.agent_selection = self.possible_agents[state.current]
+        self._masks_in_infos()
         if self.render_mode == "human":
             self.render()
 
@@ -176,18 +187,25 @@ class TurnBasedEnv(AECEnv, EzPickle):
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.rewards[agent] = float(reward)
         self._accumulate_rewards()
+        self._masks_in_infos()
         self._deads_step_first()
 
     # ------------------------------------------------------------------ observe
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.agent_name_mapping[agent]
+    def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
+        """``agent``'s observation (R15: what its seat sees) and its action mask (int8: all zeros unless
+        it is to act); with ``flat_observation`` the observation array alone, the mask in its info."""
+        observation = self.observer.encode(self.game_state, self.agent_name_mapping[agent])
+        if self.flat_observation:
+            return observation
+        return {"observation": observation, "action_mask": self._mask(agent)}
+
+    def _mask(self, agent: str) -> np.ndarray:
         state, game = self.game_state, self.game
-        if seat == state.current and not state.over and not self.terminations.get(agent, True):
-            mask = game.action_mask(game.legal_actions(state))
-        else:
-            mask = game.action_mask(())
-        return {"observation": self.observer.encode(state, seat), "action_mask": mask}
+        to_act = self.agent_name_mapping[agent] == state.current and not state.over
+        if to_act and not self.terminations.get(agent, True):
+            return game.action_mask(game.legal_actions(state))
+        return game.action_mask(())
 
     def game_record(self) -> dict[str, Any]:
         """The episode so far as a JSON-serialisable record (see ``trash_env.records``);
