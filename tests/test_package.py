@@ -216,3 +216,41 @@ def test_with_the_extras_the_readme_and_every_command_work_outside_the_repo(full
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert re.search(r"^\[1/1\] trash-standard-2p seed 0: normalised [+-]", completed.stdout, re.M), completed.stdout
     assert list((outside / "results").rglob("seed_0.json")) and list((outside / "results").rglob("seed_0.policy.*"))
+
+
+def floors() -> list[str]:
+    """The core dependencies at the lowest versions pyproject.toml allows (``name>=X`` as ``name==X``)."""
+    import tomllib
+
+    found = []
+    for requirement in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]:
+        name, _, floor = requirement.partition(">=")
+        assert floor and "," not in floor, f"{requirement}: a core dependency has one floor, no pin"
+        found.append(f"{name.strip()}=={floor.strip()}")
+    return found
+
+
+def test_the_envs_pass_their_checks_at_the_floors_of_the_core_dependencies(
+    wheel: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The wheel in a fresh environment with each core dependency at its floor (Gymnasium 1.1, PettingZoo
+    1.26.1, NumPy 1.26, ...): PettingZoo's api_test and seed_test, Gymnasium's check_env and make_vec
+    (the batched vector env and the sync one, masked random play) pass (``tests/helpers/floor_check.py``)."""
+    env = new_env(tmp_path_factory.mktemp("floors") / "env")
+    python = str(env / "bin" / "python")
+    pinned = floors()
+    assert {"pettingzoo", "gymnasium"} <= {name.split("==")[0] for name in pinned}
+    for argv in ([*pinned], ["--no-deps", str(wheel)]):
+        install = [python, "-m", "pip", "install", "--quiet", *argv]
+        completed = subprocess.run(install, capture_output=True, text=True, timeout=900)
+        assert completed.returncode == 0, completed.stderr[-3000:]
+    outside = tmp_path_factory.mktemp("outside")
+    checked = run(env, ["python", str(ROOT / "tests" / "helpers" / "floor_check.py")], cwd=outside, timeout=900)
+    assert checked.returncode == 0, checked.stdout[-2000:] + checked.stderr[-3000:]
+    versions = checked.stdout.splitlines()[0]
+    for requirement in pinned:
+        name, version = requirement.split("==")
+        if name in ("gymnasium", "pettingzoo"):
+            assert f"{name} {version}" in versions, versions
+    assert checked.stdout.rstrip().endswith("every check passed")
+
