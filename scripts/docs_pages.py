@@ -31,6 +31,7 @@ ENVIRONMENTS = {
     "environments/help_your_neighbor_v0.md": ("trash_env.neighbor.env", None),
     "environments/single-agent.md": ("trash_env.single_agent", None),
     "environments/vector.md": ("trash_env.trash.vec_env", "Vector environment (`TrashVecEnv`)"),
+    "environments/gymnasium-vector.md": ("trash_env.vector_env", "Gymnasium vector environment (`make_vec`)"),
 }
 
 

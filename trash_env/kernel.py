@@ -128,7 +128,9 @@ def known_fields(config_type: type, data: dict[str, Any], what: str = "rules") -
     names = {f.name for f in dataclasses.fields(config_type)}
     unknown = sorted(set(data) - names)
     if unknown:
-        raise UnknownFieldError(f"unknown {what} field(s) {unknown}; known fields are {sorted(names)}")
+        # Python's own words for it too, which libraries that probe keywords match (TorchRL's GymEnv)
+        said = f"unexpected keyword argument {unknown[0]!r}"
+        raise UnknownFieldError(f"unknown {what} field(s) {unknown} ({said}); known fields are {sorted(names)}")
     return dict(data)
 
 

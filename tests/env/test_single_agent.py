@@ -794,3 +794,15 @@ def test_an_unknown_keyword_is_a_type_error_as_libraries_that_probe_keywords_exp
         with pytest.raises(TypeError, match=r"field\(s\) \['frameskip'\]") as raised:
             call()
         assert isinstance(raised.value, ValueError)
+        assert "unexpected keyword argument 'frameskip'" in str(raised.value)  # Python's words, which TorchRL matches
+
+
+@pytest.mark.parametrize("env_id", ["TrashSingleAgent-v0", "HelpYourNeighborSingleAgent-v0"])
+def test_torchrls_gym_env_makes_the_single_agent_envs_by_id(env_id: str) -> None:
+    """TorchRL's ``GymEnv`` on the registered id (it probes ``frameskip=`` and drops it on that TypeError):
+    its spec check passes."""
+    pytest.importorskip("torchrl")
+    from torchrl.envs import GymEnv
+    from torchrl.envs.utils import check_env_specs
+
+    check_env_specs(GymEnv(env_id))
