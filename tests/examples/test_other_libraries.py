@@ -16,3 +16,12 @@ def test_cleanrl_style_masked_ppo_on_the_gymnasium_vector_env_beats_random(env_i
     pytest.importorskip("torch")
     low = load_script("examples/cleanrl_ppo").main(["--env-id", env_id, "--total-timesteps", "30000", "--deals", "200"])
     assert low > 0.2
+
+
+def test_torchrl_dqn_with_masks_on_the_single_agent_env_beats_random() -> None:
+    """TorchRL's DQN recipe on ``GymEnv("TrashSingleAgent-v0")``, the mask read from the info into its
+    ``ActionMask`` transform and Q-value actor, 15,360 frames (about 40 s): measured at +1.12
+    [+1.01, +1.23] per deal against random at 20,000 frames."""
+    pytest.importorskip("torchrl")
+    low = load_script("examples/torchrl_dqn").main(["--frames", "15360", "--deals", "200"])
+    assert low > 0.2
