@@ -917,7 +917,7 @@ def trash_local_bounds() -> str:
     calibration = {
         (row["rollouts"], row["margin"], row.get("rounds", 1)): row
         for row in _load("local_best_response.json")["local"]
-        if row["policy"] == "heuristic"
+        if row["policy"] == "heuristic" and row.get("method", "local") == "local"  # the bounds' own method
     }
     order = {name: index for index, name in enumerate(["greedy", "counter"])}
     rows = []
