@@ -25,6 +25,7 @@ EXTRA_OF_MODULE: dict[str, str] = {
     **dict.fromkeys(("mkdocs", "material", "mkdocstrings"), "docs"),
     **dict.fromkeys(("rlcard", "pygame"), "bench"),
     **dict.fromkeys(("pyspiel", "open_spiel"), "openspiel"),
+    **dict.fromkeys(("supersuit", "shimmy", "torchrl", "tensordict", "tianshou"), "interop"),  # the examples' libraries
 }
 """The optional modules, by the top-level name they are imported under, and the extra that brings
 each (the ``train`` extra brings ``eval``'s too; ``web`` and ``video`` bring ``render``'s)."""

@@ -19,8 +19,7 @@ def test_every_extra_the_messages_name_is_one_of_pyprojects() -> None:
     tomllib = pytest.importorskip("tomllib")
     optional = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert set(extras.EXTRA_OF_MODULE.values()) <= set(optional)
-    # the test tools and the other libraries the tests and docs use over the envs: no command needs them
-    assert set(optional) - set(extras.EXTRA_OF_MODULE.values()) == {"dev", "interop"}
+    assert set(optional) - set(extras.EXTRA_OF_MODULE.values()) == {"dev"}  # the test tools: no command needs them
 
 
 @pytest.mark.parametrize(
