@@ -90,6 +90,12 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=64, help="rollouts per legal action at each decision")
     parser.add_argument("--deals", type=int, default=400, help="test deals of a hand task")
     parser.add_argument("--match-deals", type=int, default=40, help="test deals of a match task (R9)")
+    parser.add_argument(
+        "--horizon", type=int, default=None, help="engine steps a rollout of a hand task at most (default: no limit)"
+    )
+    parser.add_argument(
+        "--match-horizon", type=int, default=None, help="engine steps a rollout of a match task at most (R9)"
+    )
     parser.add_argument("--only", nargs="*", default=None, metavar="TASK", help="these tasks only")
     args = parser.parse_args()
     from agents.bench.local_exploit import local_exploitability
@@ -115,6 +121,8 @@ def main() -> None:
                 deals=deals,
                 seed=77,
                 exact=False,
+                horizon=args.match_horizon if task.config().match else args.horizon,
+                progress=lambda line, name=path.stem: print(f"{name}: {line}", flush=True),
             )
             result["policy"] = policy  # as the repository names it, not this machine's path
             write_json(path, result)

@@ -906,6 +906,13 @@ def _rollouts(row: dict[str, Any]) -> str:
     return f"{row['rollouts']} x {row['rounds']} ({row['rollouts_per_decision']:,})"
 
 
+def _horizon(settings: dict[str, Any], result: dict[str, Any]) -> str:
+    """A bound's rollout horizon, where it had one, and the share of its rollouts cut short by it."""
+    if settings.get("horizon") is None:
+        return ""
+    return f", at most {settings['horizon']:,} steps ({result['cut_short'] / result['rollouts_played']:.1%} cut short)"
+
+
 def trash_local_bounds() -> str:
     """The local best response's lower bounds on the two-player Trash tasks (``benchmarks/trash_bounds.py``,
     ``docs/exploit/trash/``), each beside what the same settings found of ``heuristic``'s exact
@@ -933,7 +940,7 @@ def trash_local_bounds() -> str:
             f"{Path(policy).name}`",
             f"{result['score']:+.4f} [{result['low']:+.4f}, {result['high']:+.4f}]",
             f"{result['deals']:,}",
-            f"{settings['rollouts']}",
+            f"{settings['rollouts']}" + _horizon(settings, result),
             caveat,
             f"{result['seconds_per_deal']:.1f} s",
         ])
@@ -942,9 +949,10 @@ def trash_local_bounds() -> str:
     return table(header, rows).rstrip("\n") + (
         "\n\nA lower bound on exploitability per deal: a local best response (`trash-bench exploit POLICY --task T "
         "--method local`, margin 2, test seed 77; its hidden cards sampled per world) against the policy on duplicate "
-        "deals, both seats. The caveat beside it: the share of `heuristic`'s exact exploitability on `hyn-2p` that "
-        "the same settings found, judged exactly (the table above). A bound near 0 says the method found no edge, "
-        "not that there is none.\n"
+        "deals, both seats; where a rollout had at most so many engine steps, one still going then counted as a draw "
+        "(R7), the games the responder played were whole. The caveat beside it: the share of `heuristic`'s exact "
+        "exploitability on `hyn-2p` that the same settings found, judged exactly (the table above). A bound near 0 "
+        "says the method found no edge, not that there is none.\n"
     )
 
 

@@ -548,6 +548,7 @@ def reevaluate(
         raise ValueError(f"--seed must be 0 or more and below 2**64, got {seed}")
     agent = load_artifact(artifact, task)
     evaluated = json.loads(json.dumps(final_evaluation(task, agent, seed, deals)))  # as a file holds it
+    again = {"final": evaluated["final"], "heldout": evaluated["heldout"]}
     return {
         "task": task.name,
         "artifact": str(artifact),
@@ -555,8 +556,38 @@ def reevaluate(
         "deals": deals,
         **evaluated,
         "stored": stored,
+        "reproduced": None if stored is None else reproduced(again, stored),
         "provenance_differences": differences,
     }
+
+
+EXACT_FIELDS = ("exact", "exploitability")  # computed by the exact solver, which converges to a tolerance
+
+
+def reproduced(again: Any, stored: Any, solved: bool = False) -> str | None:
+    """How ``again`` (a re-evaluation's final and held-out scores) reproduces ``stored``: ``"exactly"``
+    (the same numbers, bit for bit), ``"within tolerance"`` (the games and sampled scores exactly, the
+    exact solver's figures within :data:`agents.bench.exact_scores.EXACT_TOLERANCE`: the solver converges
+    to that tolerance, and a change of summation order since the run moves its last digits), or None
+    (they differ)."""
+    from agents.bench.exact_scores import EXACT_TOLERANCE
+
+    if again == stored:
+        return "exactly"
+    if isinstance(again, dict) and isinstance(stored, dict):
+        if again.keys() != stored.keys():
+            return None
+        found = [reproduced(again[key], stored[key], solved or key in EXACT_FIELDS) for key in again]
+    elif isinstance(again, list) and isinstance(stored, list):
+        if len(again) != len(stored):
+            return None
+        found = [reproduced(a, b, solved) for a, b in zip(again, stored, strict=True)]
+    else:
+        numbers = all(isinstance(v, float) and not isinstance(v, bool) for v in (again, stored))
+        return "within tolerance" if solved and numbers and abs(again - stored) <= EXACT_TOLERANCE else None
+    if None in found:
+        return None
+    return "exactly" if all(how == "exactly" for how in found) else "within tolerance"
 
 
 # ---------------------------------------------------------------------- sweeps

@@ -362,6 +362,7 @@ def evaluate_command(args) -> int:
     """``trash-bench evaluate``: the kept policy's final scores again, and whether they are the stored ones."""
     import json
 
+    from agents.bench.exact_scores import EXACT_TOLERANCE
     from agents.bench.runner import reevaluate
 
     if args.deals is not None:
@@ -382,8 +383,14 @@ def evaluate_command(args) -> int:
     stored = evaluated["stored"]
     if stored is None:
         return 0
-    if {"final": final, "heldout": evaluated["heldout"]} == stored:
+    if evaluated["reproduced"] == "exactly":
         print("the stored final and held-out scores, reproduced exactly")
+        return 0
+    if evaluated["reproduced"] == "within tolerance":
+        print(
+            "the stored final and held-out scores, reproduced: the games and sampled scores exactly, the exact "
+            f"solver's figures within its tolerance ({EXACT_TOLERANCE:g})"
+        )
         return 0
     was = stored["final"]
     outside = not was["low"] <= final["score"] <= was["high"]

@@ -35,9 +35,15 @@ forced moves played by the engine (R13, R14). The action with the best mean resu
   standard errors, or every other action falls short of it by as much. Most decisions are clear
   after one round; the rollouts go where two actions are close, which is where the exploitability
   of a sensible policy lies.
+- **``horizon``.** At most so many engine steps a rollout (None: to the end of the game). A rollout
+  still going then counts as a draw, 0, as R7's truncation at ``max_turns`` scores a game. Under
+  pagat's rules (R4: the top discard may always be drawn) two policies can pass a card back and forth
+  until ``max_turns`` (1,000 turns a hand, 10,000 a match): a rollout of such a game costs a hundred
+  times a normal one. The horizon bounds what a decision costs; the games the responder *plays* are
+  never cut short, so its result is still a sample of what it wins against the policy.
 - **Cost.** About ``rollouts x actions x`` the moves left in the game (in a match, R9: in the
-  match) engine steps and policy rows per decision; ``trash-bench exploit --method local`` reports
-  the seconds.
+  match; at most ``horizon``) engine steps and policy rows per decision; ``trash-bench exploit
+  --method local`` reports the seconds.
 """
 
 from __future__ import annotations
@@ -52,13 +58,15 @@ from agents.base import Agent, SeatView
 
 MAX_ROLLOUTS = 1 << 14  # slots per action: each holds a game row, an observation and a mask
 MAX_ROUNDS = 1 << 10  # rounds of rollouts at a decision
+MAX_HORIZON = 1 << 20  # engine steps a rollout (a match's max_turns, 10,000 turns, is fewer)
 
 
 class LocalBestResponse(Agent):
     """A local best response to ``target`` (a frozen policy that decides in batches) for ``config``:
     ``rollouts`` worlds per decision, ``continuation`` (default ``target``) for its own later
-    decisions, deviating from the continuation's choice beyond ``margin`` standard errors; the
-    rollouts' dice from ``seed`` (and, per decision, the generator it is asked with)."""
+    decisions, deviating from the continuation's choice beyond ``margin`` standard errors, each rollout
+    at most ``horizon`` engine steps (None: to the game's end; the module docstring); the rollouts'
+    dice from ``seed`` (and, per decision, the generator it is asked with)."""
 
     name = "local_best_response"
     games = None  # any game whose engine places positions (checked when made)
@@ -72,7 +80,12 @@ class LocalBestResponse(Agent):
         margin: float = 0.0,
         seed: int | None = None,
         rounds: int = 1,
+        horizon: int | None = None,
     ) -> None:
+        if horizon is not None and (
+            isinstance(horizon, bool) or not isinstance(horizon, int) or not 1 <= horizon <= MAX_HORIZON
+        ):
+            raise ValueError(f"horizon must be an integer from 1 to {MAX_HORIZON} engine steps, got {horizon!r}")
         if isinstance(rollouts, bool) or not isinstance(rollouts, int) or not 1 <= rollouts <= MAX_ROLLOUTS:
             raise ValueError(f"rollouts must be an integer from 1 to {MAX_ROLLOUTS}, got {rollouts!r}")
         if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
@@ -102,6 +115,9 @@ class LocalBestResponse(Agent):
         self.margin = float(margin)
         self.seed = seed
         self.rounds = rounds
+        self.horizon = horizon
+        self.cut_short = 0  # rollouts still going at the horizon, scored as draws
+        self.played_out = 0  # rollouts played in all
         self.played_rounds = 0  # rounds of rollouts played so far, over all decisions (the cost)
         self.decisions = 0  # decisions with two or more legal actions so far
         self.deviations = 0  # of them, those where it left the continuation's choice
@@ -149,12 +165,18 @@ class LocalBestResponse(Agent):
         finished = np.zeros(size, np.bool_)
         rngs: Sequence[np.random.Generator] = [rng] * size
         seat = view.seat
+        steps = 0
+        self.played_out += size
         while True:  # (with the policy and its continuation inside the engine, one step plays every game out)
             observations, masks, rewards, dones = batch.step(actions)
+            steps += 1
             ended = dones & ~finished
             values[ended] = rewards[ended, seat]
             finished |= ended
             if finished.all():
+                break
+            if self.horizon is not None and steps >= self.horizon:
+                self.cut_short += int((~finished).sum())  # a draw (values stay 0), as R7's truncation
                 break
             actions = np.full(size, -1, np.int64)  # a finished game waits (hold_finished): its action is unused
             asked = [(self.target, ~finished)]  # the policy as its own continuation: one batch for both seats

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.reevaluate import evaluate_in_fresh_process
 
 from agents.bench import markdown, results, store
 from agents.bench.runner import run_one
@@ -293,14 +294,15 @@ def test_the_committed_v1_results_pass_the_schema_as_protocol_v1() -> None:
     assert json.loads(json.dumps(store.read(path).to_json())) == json.loads(path.read_text())
 
 
-def test_the_committed_results_are_protocol_v2_runs_of_a_clean_commit_with_their_policies() -> None:
-    """Every result file of ``docs/results`` (the v2 reference sweep) is good, a valid run of protocol v2
-    on the current version of its task, made from a commit with no changes (its provenance says
-    which, with the machine and libraries), and its kept policy, where there is one, is beside it
-    and loads for its task."""
+@pytest.mark.parametrize("sweep", ["results", "results-v3"])
+def test_the_committed_results_are_protocol_v2_runs_of_a_clean_commit_with_their_policies(sweep: str) -> None:
+    """Every result file of ``docs/results`` (the v2 reference sweep) and of ``docs/results-v3`` (the v3
+    sweep, issue 54) is good, a valid run of protocol v2 on the current version of its task, made from
+    a commit with no changes (its provenance says which, with the machine and libraries), and its kept
+    policy, where there is one, is beside it and loads for its task."""
     from agents.bench.artifacts import load_artifact
 
-    folder = ROOT / "docs" / "results"
+    folder = ROOT / "docs" / sweep
     files = sorted(folder.rglob("seed_*.json"))
     loaded = load_results(folder)
     assert len(loaded) == len(files) > 0
@@ -318,6 +320,47 @@ def test_the_committed_results_are_protocol_v2_runs_of_a_clean_commit_with_their
     assert kept > 0
     one = next(p for p in files if p.with_name(store.read(p).artifact).is_file())
     load_artifact(one.with_name(store.read(one).artifact), get_task(store.read(one).task))
+
+
+V3 = ROOT / "docs" / "results-v3"
+REUSED_FROM = (ROOT / "docs" / "results-multiagent", ROOT / "docs" / "results")  # benchmarks/v3_sweep.py --reuse
+
+
+def v3_runs_to_evaluate() -> dict[str, Path]:
+    """The committed v3 runs evaluated again: per algorithm the v3 sweep ran, its run with a kept policy
+    that is quickest to evaluate (a hand task before a match, R9; then by task and seed), and one run
+    v3 reuses from an older sweep, scored exactly (where the solver's figures may move in their last
+    digits)."""
+    chosen: dict[str, tuple[tuple[bool, str, str], Path]] = {}
+    for path in sorted(V3.rglob("seed_*.json")):
+        result = store.read(path)
+        if not path.with_name(result.artifact).is_file():
+            continue
+        reused = any((folder / path.relative_to(V3)).is_file() for folder in REUSED_FROM)
+        if reused and result.scoring != "exact":
+            continue
+        name = "reused, scored exactly" if reused else result.algorithm
+        key = (bool(getattr(get_task(result.task).config(), "match", False)), result.task, path.name)
+        if name not in chosen or key < chosen[name][0]:
+            chosen[name] = (key, path)
+    return {name: path for name, (_, path) in sorted(chosen.items())}
+
+
+V3_KEPT = v3_runs_to_evaluate()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algorithm", sorted(V3_KEPT))
+def test_evaluate_reproduces_a_committed_v3_final_exactly(algorithm: str) -> None:
+    """``trash-bench evaluate`` on a committed v3 run of each algorithm (issue 54, item 5), in a fresh
+    process from the kept policy alone: the stored final and held-out scores, exactly (the exact
+    solver's figures of a run made by an older commit: within the solver's tolerance)."""
+    path = V3_KEPT[algorithm]
+    stored = json.loads(path.read_text())
+    evaluated = evaluate_in_fresh_process(path)
+    assert evaluated["stored"] == {"final": stored["final"], "heldout": stored["heldout"]}
+    # bit for bit, or (a run the v2 sweep made, reused in v3) the exact solver's figures within its tolerance
+    assert evaluated["reproduced"] in ("exactly", "within tolerance"), path
 
 
 def committed() -> tuple[Any, str]:

@@ -152,6 +152,43 @@ def test_bad_settings_are_refused() -> None:
         LocalBestResponse(make_agent("greedy", "trash"), get_game("trash").make_config(), continuation=_OneAtATime())
 
 
+def test_a_horizon_scores_the_rollouts_still_going_as_draws() -> None:
+    """``horizon``: without one no rollout is cut short; with one engine step, every rollout whose game
+    does not end in that step counts as a draw (0, as R7's truncation scores a game), so no action's
+    value comes from a game played on; the games the responder plays are never cut short."""
+    target = _FirstLegal()  # asked in batches, not played inside the engine: a rollout is many steps
+    observer = GAME.make_observer(CONFIG)
+    views = [SeatView(state, state.current, observer, GAME) for state in positions(2, seed=7)[:12]]
+    views = [view for view in views if len(view.legal_actions) > 1][:4]
+    full = LocalBestResponse(target, CONFIG, rollouts=16, seed=3)
+    short = LocalBestResponse(target, CONFIG, rollouts=16, seed=3, horizon=1)
+    for view in views:
+        whole = full.action_values(view, np.random.default_rng(2))
+        cut = short.action_values(view, np.random.default_rng(2))
+        assert np.all(whole != 0)  # Help Your Neighbor has no draws: a finished rollout is +1 or -1
+        assert np.all((cut == 0) | (cut == whole))  # same worlds and dice: finished in one step, or a draw
+    assert full.cut_short == 0 and full.played_out == short.played_out > 0
+    assert 0 < short.cut_short <= short.played_out
+    for bad in (0, -1, True, 1.5, 1 << 21):
+        with pytest.raises(ValueError, match="horizon must be an integer"):
+            LocalBestResponse(target, CONFIG, horizon=bad)
+    result = local_exploitability("random", "hyn-2p", rollouts=4, deals=2, seed=5, exact=False, horizon=1)
+    assert result["settings"]["horizon"] == 1 and 0 <= result["cut_short"] <= result["rollouts_played"]
+    assert abs(result["score"]) <= 2  # whole games, +-1 each: the responder's own games are not cut short
+
+
+class _FirstLegal(Agent):  # the first legal action, in batches
+    name = "first_legal"
+    games = None
+    batchable = True
+
+    def act(self, view: SeatView, rng: np.random.Generator) -> int:
+        return view.legal_actions[0]
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray, rngs: list) -> np.ndarray:
+        return np.argmax(masks != 0, axis=1)
+
+
 class _OneAtATime(Agent):  # decides one position at a time
     name = "one_at_a_time"
     games = None
@@ -299,6 +336,8 @@ def test_the_search_responder_trains_its_continuation_then_searches(tmp_path: Pa
         (["--method", "local", "--rollouts", "0"], "--rollouts must be at least 1"),
         (["--rollouts", "8"], "--rollouts is for --method local"),
         (["--rounds", "2"], "--rounds is for --method local"),
+        (["--horizon", "50"], "--horizon is for --method local"),
+        (["--method", "local", "--horizon", "0"], "--horizon must be at least 1"),
         (["--method", "local", "--rounds", "0"], "--rounds must be at least 1"),
         (["--method", "local", "--deals", "1"], "--deals must be at least 2"),
     ],
