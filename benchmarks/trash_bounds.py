@@ -96,6 +96,11 @@ def main() -> None:
     parser.add_argument(
         "--match-horizon", type=int, default=None, help="engine steps a rollout of a match task at most (R9)"
     )
+    parser.add_argument(
+        "--match-continuation",
+        default=None,
+        help="the rollouts' continuation on a match task (default: the policy itself), e.g. greedy",
+    )
     parser.add_argument("--only", nargs="*", default=None, metavar="TASK", help="these tasks only")
     args = parser.parse_args()
     from agents.bench.local_exploit import local_exploitability
@@ -122,6 +127,7 @@ def main() -> None:
                 seed=77,
                 exact=False,
                 horizon=args.match_horizon if task.config().match else args.horizon,
+                continuation=args.match_continuation if task.config().match else None,
                 progress=lambda line, name=path.stem: print(f"{name}: {line}", flush=True),
             )
             result["policy"] = policy  # as the repository names it, not this machine's path

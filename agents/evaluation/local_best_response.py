@@ -35,6 +35,10 @@ forced moves played by the engine (R13, R14). The action with the best mean resu
   standard errors, or every other action falls short of it by as much. Most decisions are clear
   after one round; the rollouts go where two actions are close, which is where the exploitability
   of a sensible policy lies.
+- **A continuation in the engine.** A continuation the engine plays (one of its baselines, such as
+  Trash's ``greedy``) plays the responder's later decisions inside it while the policy is asked:
+  the responder is then one step of improvement over that baseline against the policy, and a
+  rollout does not wait on a second network.
 - **``horizon``.** At most so many engine steps a rollout (None: to the end of the game). A rollout
   still going then counts as a draw, 0, as R7's truncation at ``max_turns`` scores a game. Under
   pagat's rules (R4: the top discard may always be drawn) two policies can pass a card back and forth
@@ -100,9 +104,12 @@ class LocalBestResponse(Agent):
             raise ValueError(f"{self.game.title} has no batched engine that can place a position for rollouts")
         self.check_config(config)
         continuation = target if continuation is None else continuation
-        self.inside = getattr(target, "spec", None) if getattr(target, "spec", None) in engine.policies else None
+        self.inside = _inside(target, engine)
+        self.continuation_inside = None if continuation is target else _inside(continuation, engine)
         for role, agent in (("target", target), ("continuation", continuation)):
-            played_inside = self.inside is not None and agent is target
+            played_inside = (self.inside is not None and agent is target) or (
+                self.continuation_inside is not None and agent is continuation
+            )
             if not played_inside and not getattr(agent, "batchable", False):
                 raise ValueError(f"the {role} {agent.name!r} does not decide in batches: rollouts ask it in batches")
             agent.check_config(config)
@@ -131,7 +138,7 @@ class LocalBestResponse(Agent):
         continuation (each rollout is one step); other seats are asked."""
         key = (actions, seat)
         if key not in self._batches:
-            own = self.inside if self.continuation is self.target else None
+            own = self.inside if self.continuation is self.target else self.continuation_inside
             policies = [own if other == seat else self.inside for other in range(self.config.num_players)]
             batch_type = self.game.engine.batch_type()
             self._batches[key] = batch_type(
@@ -182,7 +189,7 @@ class LocalBestResponse(Agent):
             asked = [(self.target, ~finished)]  # the policy as its own continuation: one batch for both seats
             if self.continuation is not self.target:
                 asked = [
-                    (self.continuation, asked[0][1] & (batch.seats == seat)),
+                    (self.continuation, asked[0][1] & (batch.seats == seat) & (self.continuation_inside is None)),
                     (self.target, asked[0][1] & (batch.seats != seat)),
                 ]
             for agent, rows in asked:
@@ -226,6 +233,12 @@ class LocalBestResponse(Agent):
             return mean, mean
         error = self.margin * gains.std(axis=0, ddof=1) / np.sqrt(len(gains))
         return mean - error, mean + error
+
+
+def _inside(agent: Agent, engine: Any) -> str | None:
+    """The agent's spec if the engine plays it inside itself (one of its baselines), else None."""
+    spec = getattr(agent, "spec", None)
+    return spec if spec in engine.policies else None
 
 
 def _fast_copy(agent: Agent) -> Agent:

@@ -177,6 +177,27 @@ def test_a_horizon_scores_the_rollouts_still_going_as_draws() -> None:
     assert abs(result["score"]) <= 2  # whole games, +-1 each: the responder's own games are not cut short
 
 
+def test_a_continuation_the_engine_plays_plays_the_responders_later_decisions() -> None:
+    """A continuation that is one of the engine's baselines (``heuristic``) plays the responder's seat
+    inside the engine while the policy (asked in batches) plays the other: with an unreachable margin
+    the responder plays that baseline's choice at every decision; the command's result names it."""
+    target = _FirstLegal()
+    heuristic = make_agent("heuristic", GAME.name)
+    observer = GAME.make_observer(CONFIG)
+    responder = LocalBestResponse(target, CONFIG, rollouts=8, continuation=heuristic, margin=1e9, seed=3)
+    assert responder.continuation_inside == "heuristic" and responder.inside is None
+    views = [SeatView(state, state.current, observer, GAME) for state in positions(2, seed=4)[:20]]
+    for view in [view for view in views if len(view.legal_actions) > 1][:6]:
+        values = responder.action_values(view, np.random.default_rng(1))
+        assert values.shape == (8, len(view.legal_actions)) and np.all(np.abs(values) == 1)  # games played out
+        assert responder.act(view, np.random.default_rng(1)) == heuristic.act(view, np.random.default_rng(1))
+    assert responder.deviations == 0 < responder.decisions
+    result = local_exploitability("random", "hyn-2p", rollouts=4, deals=2, seed=5, exact=False, continuation="roller")
+    assert result["settings"]["continuation"] == "roller"
+    with pytest.raises(ValueError, match="give no continuation"):
+        local_exploitability("random", "hyn-2p", deals=2, seed=5, continuation="roller", search_budget=1000)
+
+
 class _FirstLegal(Agent):  # the first legal action, in batches
     name = "first_legal"
     games = None
@@ -337,6 +358,7 @@ def test_the_search_responder_trains_its_continuation_then_searches(tmp_path: Pa
         (["--rollouts", "8"], "--rollouts is for --method local"),
         (["--rounds", "2"], "--rounds is for --method local"),
         (["--horizon", "50"], "--horizon is for --method local"),
+        (["--continuation", "roller"], "--continuation is for --method local"),
         (["--method", "local", "--horizon", "0"], "--horizon must be at least 1"),
         (["--method", "local", "--rounds", "0"], "--rounds must be at least 1"),
         (["--method", "local", "--deals", "1"], "--deals must be at least 2"),
