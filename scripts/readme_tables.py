@@ -907,10 +907,14 @@ def _rollouts(row: dict[str, Any]) -> str:
 
 
 def _horizon(settings: dict[str, Any], result: dict[str, Any]) -> str:
-    """A bound's rollout horizon, where it had one, and the share of its rollouts cut short by it."""
+    """A bound's continuation where it was not the policy itself, its rollout horizon where it had one, and
+    the share of its rollouts cut short by it."""
+    own = settings.get("continuation", "the policy itself")
+    text = "" if own in ("the policy itself", None) else f", continuation `{own}`"
     if settings.get("horizon") is None:
-        return ""
-    return f", at most {settings['horizon']:,} steps ({result['cut_short'] / result['rollouts_played']:.1%} cut short)"
+        return text
+    cut = result["cut_short"] / result["rollouts_played"]
+    return text + f", at most {settings['horizon']:,} steps ({cut:.1%} cut short)"
 
 
 def trash_local_bounds() -> str:
@@ -931,7 +935,8 @@ def trash_local_bounds() -> str:
     for result in sorted(results, key=lambda r: (r["task"], order.get(r["policy"], 2), r["policy"])):
         settings = result["settings"]
         key = (settings["rollouts"], settings["margin"], settings.get("rounds", 1))
-        found = calibration.get(key)
+        own = settings.get("continuation", "the policy itself") == "the policy itself"
+        found = calibration.get(key) if own else None  # the calibration's rows all continue with the policy
         caveat = "-" if found is None else f"{found['found']:.0%} [{found['found_low']:.0%}, {found['found_high']:.0%}]"
         policy = result["policy"]
         rows.append([
@@ -950,9 +955,10 @@ def trash_local_bounds() -> str:
         "\n\nA lower bound on exploitability per deal: a local best response (`trash-bench exploit POLICY --task T "
         "--method local`, margin 2, test seed 77; its hidden cards sampled per world) against the policy on duplicate "
         "deals, both seats; where a rollout had at most so many engine steps, one still going then counted as a draw "
-        "(R7), the games the responder played were whole. The caveat beside it: the share of `heuristic`'s exact "
-        "exploitability on `hyn-2p` that the same settings found, judged exactly (the table above). A bound near 0 "
-        "says the method found no edge, not that there is none.\n"
+        "(R7), the games the responder played were whole; a continuation named: the rollouts' own later decisions "
+        "played by that baseline instead of the policy, no calibration on `hyn-2p` beside it. The caveat beside it: "
+        "the share of `heuristic`'s exact exploitability on `hyn-2p` that the same settings found, judged exactly "
+        "(the table above). A bound near 0 says the method found no edge, not that there is none.\n"
     )
 
 
