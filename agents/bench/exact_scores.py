@@ -129,3 +129,30 @@ def references(task: Task, baselines: list[str]) -> dict[str, Any]:
         "heldout": {opponent: {"baselines": baseline_scores(task, baselines, opponent)} for opponent in task.heldout},
         "tolerance": EXACT_TOLERANCE,
     }
+
+
+EXACT_FIELDS = ("exact", "exploitability")  # computed by the exact solver, which converges to a tolerance
+
+
+def reproduced(again: Any, stored: Any, solved: bool = False) -> str | None:
+    """How ``again`` (a re-evaluation's final and held-out scores) reproduces ``stored``: ``"exactly"``
+    (the same numbers, bit for bit), ``"within tolerance"`` (the games and sampled scores exactly, the
+    exact solver's figures within :data:`EXACT_TOLERANCE`: the solver converges
+    to that tolerance, and a change of summation order since the run moves its last digits), or None
+    (they differ)."""
+    if again == stored:
+        return "exactly"
+    if isinstance(again, dict) and isinstance(stored, dict):
+        if again.keys() != stored.keys():
+            return None
+        found = [reproduced(again[key], stored[key], solved or key in EXACT_FIELDS) for key in again]
+    elif isinstance(again, list) and isinstance(stored, list):
+        if len(again) != len(stored):
+            return None
+        found = [reproduced(a, b, solved) for a, b in zip(again, stored, strict=True)]
+    else:
+        numbers = all(isinstance(v, float) and not isinstance(v, bool) for v in (again, stored))
+        return "within tolerance" if solved and numbers and abs(again - stored) <= EXACT_TOLERANCE else None
+    if None in found:
+        return None
+    return "exactly" if all(how == "exactly" for how in found) else "within tolerance"

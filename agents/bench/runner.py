@@ -512,6 +512,7 @@ def reevaluate(
     Returns ``{"task", "artifact", "seed", "deals", "final", "heldout", "stored"}``, ``stored`` being
     the result file's own final and held-out scores when evaluated on its seed and deals (else None),
     which they reproduce exactly on the same machine and versions. One-line ValueErrors for bad input."""
+    from agents.bench import exact_scores
     from agents.bench.artifacts import load_artifact
 
     target = Path(target)
@@ -556,38 +557,9 @@ def reevaluate(
         "deals": deals,
         **evaluated,
         "stored": stored,
-        "reproduced": None if stored is None else reproduced(again, stored),
+        "reproduced": None if stored is None else exact_scores.reproduced(again, stored),
         "provenance_differences": differences,
     }
-
-
-EXACT_FIELDS = ("exact", "exploitability")  # computed by the exact solver, which converges to a tolerance
-
-
-def reproduced(again: Any, stored: Any, solved: bool = False) -> str | None:
-    """How ``again`` (a re-evaluation's final and held-out scores) reproduces ``stored``: ``"exactly"``
-    (the same numbers, bit for bit), ``"within tolerance"`` (the games and sampled scores exactly, the
-    exact solver's figures within :data:`agents.bench.exact_scores.EXACT_TOLERANCE`: the solver converges
-    to that tolerance, and a change of summation order since the run moves its last digits), or None
-    (they differ)."""
-    from agents.bench.exact_scores import EXACT_TOLERANCE
-
-    if again == stored:
-        return "exactly"
-    if isinstance(again, dict) and isinstance(stored, dict):
-        if again.keys() != stored.keys():
-            return None
-        found = [reproduced(again[key], stored[key], solved or key in EXACT_FIELDS) for key in again]
-    elif isinstance(again, list) and isinstance(stored, list):
-        if len(again) != len(stored):
-            return None
-        found = [reproduced(a, b, solved) for a, b in zip(again, stored, strict=True)]
-    else:
-        numbers = all(isinstance(v, float) and not isinstance(v, bool) for v in (again, stored))
-        return "within tolerance" if solved and numbers and abs(again - stored) <= EXACT_TOLERANCE else None
-    if None in found:
-        return None
-    return "exactly" if all(how == "exactly" for how in found) else "within tolerance"
 
 
 # ---------------------------------------------------------------------- sweeps

@@ -381,8 +381,7 @@ def test_a_re_evaluation_reproduces_exactly_or_within_the_exact_solvers_toleranc
     """Sampled scores must be equal bit for bit; the exact solver's figures (``exact``,
     ``exploitability``), which it computes to a tolerance, may move in their last digits (a summation
     order changed since the run): within the tolerance they reproduce, beyond it they do not."""
-    from agents.bench.exact_scores import EXACT_TOLERANCE
-    from agents.bench.runner import reproduced
+    from agents.bench.exact_scores import EXACT_TOLERANCE, reproduced
 
     stored = {
         "final": {"score": -0.5, "normalized": 0.4, "exact": {"score": -0.4, "normalized": 0.6}, "seed": 3},
