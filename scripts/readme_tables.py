@@ -906,11 +906,14 @@ def _rollouts(row: dict[str, Any]) -> str:
     return f"{row['rollouts']} x {row['rounds']} ({row['rollouts_per_decision']:,})"
 
 
-def _horizon(settings: dict[str, Any], result: dict[str, Any]) -> str:
+OWN_CONTINUATION = "the policy itself"  # a local bound's continuation unless named (agents.bench.local_exploit)
+
+
+def _rollout_settings(settings: dict[str, Any], result: dict[str, Any]) -> str:
     """A bound's continuation where it was not the policy itself, its rollout horizon where it had one, and
     the share of its rollouts cut short by it."""
-    own = settings.get("continuation", "the policy itself")
-    text = "" if own in ("the policy itself", None) else f", continuation `{own}`"
+    own = settings.get("continuation", OWN_CONTINUATION)
+    text = "" if own == OWN_CONTINUATION else f", continuation `{own}`"
     if settings.get("horizon") is None:
         return text
     cut = result["cut_short"] / result["rollouts_played"]
@@ -935,7 +938,7 @@ def trash_local_bounds() -> str:
     for result in sorted(results, key=lambda r: (r["task"], order.get(r["policy"], 2), r["policy"])):
         settings = result["settings"]
         key = (settings["rollouts"], settings["margin"], settings.get("rounds", 1))
-        own = settings.get("continuation", "the policy itself") == "the policy itself"
+        own = settings.get("continuation", OWN_CONTINUATION) == OWN_CONTINUATION
         found = calibration.get(key) if own else None  # the calibration's rows all continue with the policy
         caveat = "-" if found is None else f"{found['found']:.0%} [{found['found_low']:.0%}, {found['found_high']:.0%}]"
         policy = result["policy"]
@@ -945,7 +948,7 @@ def trash_local_bounds() -> str:
             f"{Path(policy).name}`",
             f"{result['score']:+.4f} [{result['low']:+.4f}, {result['high']:+.4f}]",
             f"{result['deals']:,}",
-            f"{settings['rollouts']}" + _horizon(settings, result),
+            f"{settings['rollouts']}" + _rollout_settings(settings, result),
             caveat,
             f"{result['seconds_per_deal']:.1f} s",
         ])

@@ -151,7 +151,7 @@ def reproduced(again: Any, stored: Any, solved: bool = False) -> str | None:
             return None
         found = [reproduced(a, b, solved) for a, b in zip(again, stored, strict=True)]
     else:
-        numbers = all(isinstance(v, float) and not isinstance(v, bool) for v in (again, stored))
+        numbers = isinstance(again, float) and isinstance(stored, float)
         return "within tolerance" if solved and numbers and abs(again - stored) <= EXACT_TOLERANCE else None
     if None in found:
         return None

@@ -186,10 +186,11 @@ class LocalBestResponse(Agent):
                 self.cut_short += int((~finished).sum())  # a draw (values stay 0), as R7's truncation
                 break
             actions = np.full(size, -1, np.int64)  # a finished game waits (hold_finished): its action is unused
-            asked = [(self.target, ~finished)]  # the policy as its own continuation: one batch for both seats
-            if self.continuation is not self.target:
+            # the policy as its own continuation, or a continuation the engine plays: one batch, the policy's
+            asked = [(self.target, ~finished)]
+            if self.continuation is not self.target and self.continuation_inside is None:
                 asked = [
-                    (self.continuation, asked[0][1] & (batch.seats == seat) & (self.continuation_inside is None)),
+                    (self.continuation, asked[0][1] & (batch.seats == seat)),
                     (self.target, asked[0][1] & (batch.seats != seat)),
                 ]
             for agent, rows in asked:
