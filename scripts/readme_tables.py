@@ -999,44 +999,58 @@ TUNED_AGAINST_DEFAULTS = (  # each algorithm, where its default-settings runs ar
 )
 
 
+_FINALS: dict[str, list[Any]] = {}  # a results folder of docs/ -> its runs, read once
+
+
+def _finals(folder: str, algorithm: str, task: str) -> list[float]:
+    """The final normalised scores (exact where exact) of ``algorithm``'s full-budget runs of ``task`` in
+    ``docs/FOLDER``, in seed order (none where the folder is not there)."""
+    from agents.bench.store import load_results
+
+    if folder not in _FINALS:
+        _FINALS[folder] = load_results(ROOT / "docs" / folder) if (ROOT / "docs" / folder).is_dir() else []
+    runs = sorted(
+        (r for r in _FINALS[folder] if r.algorithm == algorithm and r.task == task and r.budget_fraction == 1.0),
+        key=lambda r: r.seed,
+    )
+    return [r.final.headline for r in runs if r.is_valid]
+
+
+def _over_seeds(folder: str, algorithm: str, task: str) -> Any:
+    """:func:`_finals`' mean with its 95% Student-t interval over seeds, or None under two seeds."""
+    from agents.evaluation.stats import Interval
+
+    values = _finals(folder, algorithm, task)
+    return Interval.of(values) if len(values) > 1 else None
+
+
+def _seeds_shown(interval: Any) -> str:
+    if interval is None:
+        return "-"
+    return f"{interval.mean:.3f} [{interval.low:.3f}, {interval.high:.3f}] ({interval.n})"
+
+
 def tuned_against_defaults() -> str:
     """Each tuned algorithm at its defaults and with ``tuned-v1`` on the tuning tasks at the full
     budget: the final normalised score's mean over seeds (exact where exact) with its 95% Student-t
     interval, the change, and whether the intervals overlap. Defaults: MaskablePPO's v2 runs
     (``docs/results``), ``fast_ppo``'s (``docs/results-fast``), the masked learners' in
     ``docs/results-tuning``; the tuned runs in ``docs/results-tuning`` (``ALGORITHM-tuned-v1``)."""
-    from agents.bench.store import load_results
     from agents.bench.tuned_settings import TUNED, read_settings
-    from agents.evaluation.stats import Interval
 
     settings = read_settings(TUNED / "tuned-v1.json")
-    loaded: dict[str, list[Any]] = {}
-
-    def runs(folder: str, name: str, task: str) -> list[float]:
-        if folder not in loaded:
-            loaded[folder] = load_results(ROOT / "docs" / folder) if (ROOT / "docs" / folder).is_dir() else []
-        return [
-            r.final.headline for r in loaded[folder]
-            if r.algorithm == name and r.task == task and r.budget_fraction == 1.0 and r.is_valid
-        ]
-
-    def shown(interval: Interval | None) -> str:
-        if interval is None:
-            return "-"
-        return f"{interval.mean:.3f} [{interval.low:.3f}, {interval.high:.3f}] ({interval.n})"
-
     rows = []
     for algorithm, folder in TUNED_AGAINST_DEFAULTS:
         if algorithm not in settings.algorithms:
             continue
         for task in settings.algorithms[algorithm].study.tasks:
-            scores = runs(folder, algorithm, task), runs("results-tuning", f"{algorithm}-tuned-v1", task)
-            default, tuned = (Interval.of(values) if len(values) > 1 else None for values in scores)
+            default = _over_seeds(folder, algorithm, task)
+            tuned = _over_seeds("results-tuning", f"{algorithm}-tuned-v1", task)
             if default is None and tuned is None:
                 continue
             both = default is not None and tuned is not None
             rows.append([
-                f"`{algorithm}`", f"`{task}`", shown(default), shown(tuned),
+                f"`{algorithm}`", f"`{task}`", _seeds_shown(default), _seeds_shown(tuned),
                 f"{tuned.mean - default.mean:+.3f}" if both else "-",
                 ("yes" if default.low <= tuned.high and tuned.low <= default.high else "no") if both else "-",
             ])
@@ -1048,6 +1062,169 @@ def tuned_against_defaults() -> str:
         "MaskablePPO's v2 runs (`docs/results`), `fast_ppo`'s (`docs/results-fast`), the masked learners' "
         "(`docs/results-tuning`); tuned: `trash-bench run --settings tuned-v1` (`docs/results-tuning`).\n"
     )
+
+V3_RESULTS = "results-v3"  # the v3 sweep (issue 54), beside v2's docs/results until it is complete
+V2_RESULTS = "results"
+MASKS_AND_TUNING = (  # a learner: without masks at its defaults, with masks at its defaults (and where), tuned
+    ("PPO", "ppo", ("maskable_ppo", V2_RESULTS), "maskable_ppo-tuned-v1"),
+    ("PPO, fast trainer", "ppo", ("fast_ppo", "results-fast"), "fast_ppo-tuned-v1"),
+    ("A2C", "a2c", ("masked_a2c", "results-tuning"), "masked_a2c-tuned-v1"),
+    ("DQN", "dqn", ("masked_dqn", "results-tuning"), "masked_dqn-tuned-v1"),
+    ("QR-DQN", "qrdqn", ("masked_qrdqn", "results-tuning"), "masked_qrdqn-tuned-v1"),
+)
+
+
+def _headline_tasks() -> list[str]:
+    from agents.bench.tasks import HEADLINE, TASKS
+
+    return [task.name for task in TASKS.values() if task.tier == HEADLINE]
+
+
+def _change(before: Any, after: Any) -> str:
+    """The change of the mean from one interval over seeds to the other, bold where the two intervals
+    do not overlap; "-" where either was not measured."""
+    if before is None or after is None:
+        return "-"
+    text = f"{after.mean - before.mean:+.2f}"
+    return f"**{text}**" if after.low > before.high or after.high < before.low else text
+
+
+def masks_and_tuning_rows() -> list[dict[str, Any]]:
+    """Per learner and headline task, its final scores over seeds (:func:`_over_seeds`) without masks at
+    its defaults (v2's runs, v3's "no masks" track), with masks at its defaults and with masks tuned
+    (``tuned-v1``, the v3 sweep): :data:`MASKS_AND_TUNING`."""
+    rows = []
+    for label, maskless, (masked, where), tuned in MASKS_AND_TUNING:
+        for task in _headline_tasks():
+            row = {
+                "learner": label, "task": task,
+                "no masks": _over_seeds(V3_RESULTS, maskless, task),
+                "masks": _over_seeds(where, masked, task), "where": where,
+                "tuned": _over_seeds(V3_RESULTS, tuned, task),
+            }
+            if any(row[key] is not None for key in ("masks", "tuned")):
+                rows.append(row)
+    return rows
+
+
+def masks_and_tuning() -> str:
+    """What masks and tuning each changed on the headline tasks (:func:`masks_and_tuning_rows`)."""
+    rows = [
+        [row["learner"], f"`{row['task']}`", _seeds_shown(row["no masks"]),
+         _seeds_shown(row["masks"]) + ("" if row["masks"] is None else f" `{row['where']}`"),
+         _seeds_shown(row["tuned"]), _change(row["no masks"], row["masks"]), _change(row["masks"], row["tuned"])]
+        for row in masks_and_tuning_rows()
+    ]
+    header = ["learner", "task", "no masks, defaults", "masks, defaults", "masks, `tuned-v1` (v3)", "masks changed",
+              "tuning changed"]
+    return table(header, rows).rstrip("\n") + (
+        "\n\nFinal normalised scores at the full budget (exact where exact): mean over seeds, 95% Student-t "
+        "interval, seeds in parentheses. Without masks: v2's PPO, A2C, DQN and QR-DQN (v3's \"no masks\" track; the "
+        "fast trainer is set beside PPO). With masks at the defaults: MaskablePPO's v2 runs, the fast trainer's "
+        "(`docs/results-fast`) and the masked learners' tuning baselines (`docs/results-tuning`, the tuning tasks "
+        "only). Tuned: the v3 sweep. A change is in bold where the two intervals do not overlap.\n"
+    )
+
+
+def _v3_sections() -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The v3 leaderboard's full-budget section and its "no masks" track (``leaderboard.json``)."""
+    sections = [s for s in _load(f"{V3_RESULTS}/leaderboard.json")["sections"] if s["budget_fraction"] == 1.0]
+    main = next(s for s in sections if not s["track"])
+    return main, next((s for s in sections if s["track"]), None)
+
+
+def _best(section: dict[str, Any], task: str) -> tuple[str, dict[str, Any]] | None:
+    scored = [(name, runs["tasks"][task]) for name, runs in section["algorithms"].items() if task in runs["tasks"]]
+    return max(scored, key=lambda item: item[1]["mean"]) if scored else None
+
+
+def _figure(score: dict[str, Any]) -> str:
+    interval = "" if score["low"] is None else f" [{score['low']:.2f}, {score['high']:.2f}]"
+    return f"{score['mean']:.2f}{interval}"
+
+
+def _leader(aggregate: dict[str, Any]) -> str:
+    ranked = sorted(aggregate["algorithms"].items(), key=lambda item: -item[1]["IQM"]["point"])
+    tasks = _listing([f"`{task}`" for task in aggregate["tasks"]])
+    (first, figures), rest = ranked[0], ranked[1:]
+    text = f"over {tasks}, `{first}` leads with an IQM of {_figure(_point(figures['IQM']))}"
+    if rest:
+        second, other = rest[0]
+        chance = aggregate["improvement"][first][second]
+        measured = "measurably" if chance["low"] > 0.5 else "not measurably"
+        text += (
+            f", {measured} ahead of `{second}` ({_figure(_point(other['IQM']))}): P(`{first}` > `{second}`) "
+            f"{_figure(_point(chance))}"
+        )
+    return text
+
+
+def _point(value: dict[str, Any]) -> dict[str, Any]:
+    return {"mean": value["point"], "low": value["low"], "high": value["high"]}
+
+
+def v3_findings() -> str:
+    """The reading of the v3 leaderboard, every figure from ``docs/results-v3/leaderboard.json``, v2's
+    ``docs/results/leaderboard.json`` and the runs of :func:`masks_and_tuning_rows`: who leads the
+    headline tier, what masks and tuning changed, where the headline tier has headroom, v3 against v2,
+    and the sanity tier."""
+    main, maskless = _v3_sections()
+    v2 = next(s for s in _load(f"{V2_RESULTS}/leaderboard.json")["sections"] if s["budget_fraction"] == 1.0)
+    leads = "; ".join(_leader(a) for a in main["aggregates"])
+    lines = [f"- **Who leads.** {leads[0].upper()}{leads[1:]}."]
+    if maskless is not None:
+        lines[-1] += " Without masks: " + "; ".join(_leader(a) for a in maskless["aggregates"]) + "."
+    by_learner: dict[str, dict[str, list[float]]] = {}
+    for row in masks_and_tuning_rows():
+        changes = by_learner.setdefault(row["learner"], {"masks": [], "tuning": []})
+        if row["no masks"] is not None and row["masks"] is not None:
+            changes["masks"].append(row["masks"].mean - row["no masks"].mean)
+        if row["masks"] is not None and row["tuned"] is not None:
+            changes["tuning"].append(row["tuned"].mean - row["masks"].mean)
+    said = []
+    for learner, changes in by_learner.items():
+        parts = [
+            f"{what} {sum(values) / len(values):+.2f} on average over {len(values)} task{'s' * (len(values) > 1)}"
+            for what, values in (("masks", changes["masks"]), ("tuning", changes["tuning"])) if values
+        ]
+        if parts:
+            said.append(f"{learner}: {', '.join(parts)}")
+    lines.append(
+        "- **Masks and tuning** (the table below, headline tasks; a change is the difference of the mean final "
+        f"scores): {'; '.join(said)}."
+    )
+    headroom = []
+    for task in main["headline_tasks"]:
+        best = _best(main, task)
+        if best is None:
+            continue
+        name, score = best
+        if score["mean"] >= SATURATED:
+            said = f"saturated by this figure ({SATURATED:.2f} or more: the sanity tier's rule)"
+        elif score["high"] is not None and score["high"] < 1.0:
+            said = f"{1 - score['mean']:.2f} short of the reference, measurably"
+        else:
+            said = "not measurably short of the reference"
+        headroom.append(f"`{task}`: `{name}` {_figure(score)}, {said}")
+    lines.append("- **Headroom** (each headline task's best learner): " + "; ".join(headroom) + ".")
+    against = []
+    for task in main["headline_tasks"]:
+        new, old = _best(main, task), _best(v2, task)
+        if new is not None and old is not None:
+            against.append(f"`{task}` {old[1]['mean']:.2f} (`{old[0]}`) → {new[1]['mean']:.2f} (`{new[0]}`)")
+    lines.append("- **v3 against v2** (each headline task's best learner, v2 → v3): " + "; ".join(against) + ".")
+    sanity = []
+    for name, tasks in main["sanity"]["algorithms"].items():
+        if tasks:
+            failed = [f"`{task}` ({entry['mean']:.2f})" for task, entry in tasks.items() if not entry["passed"]]
+            sanity.append(
+                f"`{name}` passes {len(tasks) - len(failed)} of {len(tasks)}"
+                + (f", failing {_listing(failed)}" if failed else "")
+            )
+    lines.append(
+        f"- **Sanity tier** (passed: a mean of {main['sanity']['pass_score']:.2f} or more): " + "; ".join(sanity) + "."
+    )
+    return "\n".join(lines) + "\n"
 
 
 def tuned_settings(path: Path | None = None) -> str:
@@ -1709,6 +1886,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "strong-pagat-card": strong_pagat_card,
     "strong-pagat-evaluation": strong_pagat_evaluation,
     "strong-pagat-ablation": strong_pagat_ablation,
+    "masks-and-tuning": masks_and_tuning,
+    "v3-findings": v3_findings,
 }
 
 

@@ -363,6 +363,16 @@ def test_evaluate_reproduces_a_committed_v3_final_exactly(algorithm: str) -> Non
     assert evaluated["reproduced"] in ("exactly", "within tolerance"), path
 
 
+def test_the_committed_v3_leaderboard_counts_every_committed_v3_run() -> None:
+    """``docs/results-v3/leaderboard.json`` (``trash-bench report docs/results-v3 --tiers``, which the
+    docs' v3 findings read) was made from the v3 runs committed beside it: a part of the sweep committed
+    without regenerating it leaves runs it does not count."""
+    board = json.loads((V3 / "leaderboard.json").read_text())
+    counted = sum(entry["runs"] for section in board["sections"] for entry in section["algorithms"].values())
+    counted += sum(len(section["invalid"]) for section in board["sections"])
+    assert counted == len(list(V3.rglob("seed_*.json"))) > 0
+
+
 def committed() -> tuple[Any, str]:
     """The committed v1 results, grouped as the report groups them, and the leaderboard committed beside
     them (``docs/results-v1/leaderboard.md``)."""

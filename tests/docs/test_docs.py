@@ -113,6 +113,31 @@ def test_the_readme_findings_are_the_leaderboards() -> None:
     assert findings in (ROOT / "README.md").read_text()
 
 
+def test_the_v3_findings_are_the_v3_leaderboards() -> None:
+    """The generated reading of the v3 leaderboard (docs/suite.md) names, for each headline task, the
+    learner with the best mean in ``docs/results-v3/leaderboard.json`` and its score, and as leader of
+    each across-task group the learner with the highest IQM there."""
+    import json
+
+    tables = load_script("scripts/readme_tables")
+    findings = tables.v3_findings()
+    section = next(
+        s for s in json.loads((ROOT / "docs" / "results-v3" / "leaderboard.json").read_text())["sections"]
+        if not s["track"]
+    )
+    headroom = re.search(r"\*\*Headroom\*\*.*", findings).group(0)
+    named = re.findall(r"`([\w-]+)`: `([\w-]+)` (\d\.\d\d)", headroom)
+    assert [task for task, _, _ in named] == section["headline_tasks"]
+    for task, name, score in named:
+        best = max(section["algorithms"].items(), key=lambda item: item[1]["tasks"].get(task, {}).get("mean", -9))
+        assert (best[0], f"{best[1]['tasks'][task]['mean']:.2f}") == (name, score)
+    leaders = re.findall(r"`([\w-]+)` leads with an IQM", findings)
+    assert leaders[: len(section["aggregates"])] == [
+        max(a["algorithms"], key=lambda name: a["algorithms"][name]["IQM"]["point"]) for a in section["aggregates"]
+    ]
+    assert findings in (ROOT / "docs" / "suite.md").read_text()
+
+
 PYTHON = blocks("python")
 
 
