@@ -15,6 +15,12 @@ again. ``--reuse`` first copies in the runs that v3 takes as they are, each with
 
     python benchmarks/v3_sweep.py --reuse --dry-run     # what is there, what is left, by part
     python benchmarks/v3_sweep.py --workers 2           # run what is left, part by part
+    python benchmarks/v3_sweep.py --prune               # keep the policies v3 keeps (below), delete the rest
+
+Kept policies, as in v2: MaskablePPO's (the reference learner's) for every run, and for every other
+algorithm the best run's on each task (the highest final score); the other runs' result files stay,
+naming a policy that is not there. ``--prune`` decides a task's best run of an algorithm once all its
+seeds are in, and never touches the runs reused as they are.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ EXAMPLE = "examples.reinforce:Reinforce"  # the example learner: tasks that trai
 MASKLESS = ("ppo", "a2c", "dqn", "qrdqn")
 MULTIAGENT = ROOT / "docs" / "results-multiagent"
 V2 = ROOT / "docs" / "results"
+KEEP_EVERY = ("maskable_ppo",)  # the algorithms whose every run keeps its policy; the others keep each task's best
 
 
 def parts() -> list[dict]:
@@ -76,6 +83,36 @@ def reuse(results: Path) -> int:
     return copied
 
 
+def prune(results: Path, dry_run: bool = False) -> list[Path]:
+    """Delete the policies v3 does not keep (the module docstring) from the sweep's finished parts in
+    ``results``: per part whose algorithm is not in :data:`KEEP_EVERY` and task whose seeds are all in,
+    every policy but the best run's. Returns the policies deleted (with ``dry_run``: to delete)."""
+    from agents.bench import store
+    from agents.bench.runner import plan, result_name
+    from agents.bench.tasks import get_task
+
+    doomed = []
+    for part in parts():
+        if part["algorithm"] in KEEP_EVERY:
+            continue
+        for name in part["tasks"]:
+            planned = plan([get_task(name)], spec(part), range(part["seeds"]), results)
+            if planned.todo:
+                continue  # its best run is not known yet
+            paths = [store.result_location(results, name, result_name(spec(part)), seed) for _, seed in planned.done]
+            runs = {path: store.read(path) for path in paths}
+            valid = [path for path in paths if runs[path].is_valid]
+            best = max(valid, key=lambda path: runs[path].final.headline) if valid else None
+            for path in paths:
+                artifact = path.with_name(runs[path].artifact)
+                if path != best and artifact.is_file():
+                    doomed.append(artifact)
+    if not dry_run:
+        for artifact in doomed:
+            artifact.unlink()
+    return doomed
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=Path, default=RESULTS)
@@ -83,10 +120,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reuse", action="store_true", help="first copy in the runs v3 takes as they are")
     parser.add_argument("--dry-run", action="store_true", help="say what is done and what is left, run nothing")
     parser.add_argument("--only", nargs="*", type=int, default=None, metavar="PART", help="these parts (numbers)")
+    parser.add_argument("--prune", action="store_true", help="only delete the policies v3 does not keep, run nothing")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from agents.bench.runner import plan, result_name
     from agents.bench.tasks import get_task
+
+    if args.prune:
+        doomed = prune(args.results, dry_run=args.dry_run)
+        verb = "would delete" if args.dry_run else "deleted"
+        print(f"{verb} {len(doomed)} policies v3 does not keep (each task's best run of an algorithm stays)")
+        return 0
 
     if args.reuse:
         print(f"reused: {reuse(args.results)} runs copied into {args.results}", flush=True)
