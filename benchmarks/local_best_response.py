@@ -33,7 +33,7 @@ POLICIES = (
     "roller",
     "heuristic",
     "shipped:hyn-2p-maskable-ppo",
-    "docs/results/hyn-2p/maskable_ppo/seed_0.json",  # a kept v2 run
+    "docs/results-v2/hyn-2p/maskable_ppo/seed_0.json",  # a kept v2 run
 )
 
 

@@ -18,7 +18,7 @@ task's budget (5: 1,000,000 timesteps). Each changes the recipe in one or more p
 - ``kickstart_final``: the recipe without its selection: the final policy returned;
 - ``kickstart_unshaped``: the same without the shaped reward.
 
-The recipe itself is the built-in ``maskable_ppo_kickstart`` (its runs are in ``docs/results``).
+The recipe itself is the built-in ``maskable_ppo_kickstart`` (its runs are in ``docs/results-v2``).
 Result files go to ``--results`` (not the leaderboard's folder); ``scripts/readme_tables.py`` makes
 the table of ``docs/strong-agents.md`` from them. A finished run is skipped, so the script resumes.
 The committed results keep the result files only (each names a policy file that is not there);

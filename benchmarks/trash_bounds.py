@@ -2,7 +2,7 @@
 
 For every two-player Trash task (``agents.bench.tasks``), the policies measured are ``greedy``,
 ``counter``, the task's best kept learner (the run with the highest final score among the kept runs
-of the results folder: ``docs/results``, or ``docs/results-multiagent`` for the tasks only it holds)
+of the results folder: ``docs/results-v2``, or ``docs/results-multiagent`` for the tasks only it holds)
 and each shipped Trash policy whose rules are the task's. Each is measured by
 ``trash-bench exploit POLICY --task T --method local`` (:func:`agents.bench.local_exploit.local_exploitability`:
 every decision played out ``--rollouts`` times per legal action, the hidden cards sampled per world,
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = (ROOT / "docs" / "results", ROOT / "docs" / "results-multiagent")
+FOLDERS = (ROOT / "docs" / "results-v2", ROOT / "docs" / "results-multiagent")
 
 
 def two_player_trash_tasks() -> list[Any]:

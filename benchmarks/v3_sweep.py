@@ -8,7 +8,7 @@ again. ``--reuse`` first copies in the runs that v3 takes as they are, each with
 
 - the multi-agent learners' runs (``docs/results-multiagent``: NFSP, PSRO, MMD, tabular TD and
   MaskablePPO self-play on the self-play tasks, 10 seeds, the same protocol and task versions);
-- the "no masks" track: v2's learners without masks (``docs/results``: ``ppo``, ``a2c``, ``dqn``,
+- the "no masks" track: v2's learners without masks (``docs/results-v2``: ``ppo``, ``a2c``, ``dqn``,
   ``qrdqn``, 5 seeds on every task), which v3 keeps as its own labelled section.
 
 ::
@@ -39,7 +39,7 @@ MASKED = ("maskable_ppo", "fast_ppo", "masked_a2c", "masked_dqn", "masked_qrdqn"
 EXAMPLE = "examples.reinforce:Reinforce"  # the example learner: tasks that train against baselines only
 MASKLESS = ("ppo", "a2c", "dqn", "qrdqn")
 MULTIAGENT = ROOT / "docs" / "results-multiagent"
-V2 = ROOT / "docs" / "results"
+V2 = ROOT / "docs" / "results-v2"
 KEEP_EVERY = ("maskable_ppo",)  # the algorithms whose every run keeps its policy; the others keep each task's best
 
 

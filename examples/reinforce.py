@@ -12,7 +12,7 @@ engine, and it is saved weights-only (``.npz``) beside the result file, so the f
 measured on it again in a fresh process.
 
     trash-bench run --algorithm examples.reinforce:Reinforce --tasks trash-standard-2p trash-pagat-2p-match hyn-2p \\
-        --seeds 5 --results docs/results --workers 2
+        --seeds 5 --results runs/bench --workers 2
 
 (run from the repository root: ``module:attribute`` is imported from the working directory). The
 whole interface is ``name`` and ``train(context, checkpoint) -> policy``

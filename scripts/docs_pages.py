@@ -82,8 +82,9 @@ FOLDERS = {
     "scripts": "the generated pages and tables of the docs and the README, and the mutation pass over the rules cores",
     "examples": "a NumPy learner plugged into the benchmark suite through its interface",
     "docs": (
-        "this site (MkDocs); `docs/results/` holds the published benchmark results (protocol v2),"
-        " `docs/results-v1/` the superseded protocol-v1 ones"
+        "this site (MkDocs); the benchmark's results, one folder per version: `docs/results-v2/` (protocol v2,"
+        " the reference results until v3 is complete), `docs/results-v3/` (the v3 sweep, under way) and"
+        " `docs/results-v1/` (superseded)"
     ),
 }
 

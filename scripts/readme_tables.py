@@ -3,7 +3,7 @@ figure is typed by hand.
 
 A generated table stands between ``<!-- table:NAME -->`` and ``<!-- /table:NAME -->``; NAME picks
 the function below that renders it from its JSON file in ``docs/`` (or, for the benchmark tasks,
-from the task registry). The benchmark leaderboard is ``trash-bench report docs/results``'s Markdown
+from the task registry). The benchmark leaderboard is ``trash-bench report docs/results-v2``'s Markdown
 (``agents.bench.report``), the same bytes; tables and markers are :mod:`agents.bench.markdown`'s.
 
     python scripts/readme_tables.py            # rewrite the generated tables of README.md and docs/**/*.md
@@ -186,12 +186,12 @@ def suite_tasks() -> str:
 
 def tier_figures() -> dict[str, dict[str, Any]]:
     """Per task, the figure that puts it in its tier: the v2 leaderboard's best learner at the full budget
-    (``docs/results/leaderboard.json``: its mean normalised score, interval and runs), and on a task
+    (``docs/results-v2/leaderboard.json``: its mean normalised score, interval and runs), and on a task
     scored by exact exploitability the multi-agent learners' best and worst final IQM
     (``docs/multiagent/exploitability.json``)."""
     from agents.bench.tasks import TASKS
 
-    full = _load("results/leaderboard.json")["sections"][0]["algorithms"]
+    full = _load("results-v2/leaderboard.json")["sections"][0]["algorithms"]
     exploit = _load("multiagent/exploitability.json")["tasks"]
     figures: dict[str, dict[str, Any]] = {}
     for task in TASKS.values():
@@ -227,12 +227,12 @@ def suite_tiers() -> str:
 
 
 def leaderboard() -> str:
-    """``trash-bench report docs/results --separate``'s Markdown: a section per protocol, task version
+    """``trash-bench report docs/results-v2 --separate``'s Markdown: a section per protocol, task version
     and budget fraction of the committed results (one section, the same bytes as without
     ``--separate``, while they are all protocol v1's full-budget runs)."""
     from agents.bench.report import load_sections, markdown
 
-    return markdown(load_sections(ROOT / "docs" / "results", separate=True))
+    return markdown(load_sections(ROOT / "docs" / "results-v2", separate=True))
 
 
 def leaderboard_summary() -> str:
@@ -250,10 +250,10 @@ def _listing(items: list[str]) -> str:
 
 
 def leaderboard_findings() -> str:
-    """The README's reading of the leaderboard, every figure from ``docs/results/leaderboard.json``: on
+    """The README's reading of the leaderboard, every figure from ``docs/results-v2/leaderboard.json``: on
     how many tasks the best learner reaches the reference agent, where the headroom is (each such
     task's best learner), what the learners without masks reach, and the open-budget track's best."""
-    sections = _load("results/leaderboard.json")["sections"]
+    sections = _load("results-v2/leaderboard.json")["sections"]
     full, open_budget = sections[0], sections[1:]
     algorithms = full["algorithms"]
     tasks = full["aggregates"][0]["tasks"]
@@ -540,7 +540,7 @@ FAST_TASKS = ("trash-standard-2p", "trash-pagat-2p-match", "hyn-2p")  # issue 50
 
 
 def fast_ppo_comparison() -> str:
-    """``fast_ppo`` (``docs/results-fast``) beside MaskablePPO's protocol-v2 runs (``docs/results``) on
+    """``fast_ppo`` (``docs/results-fast``) beside MaskablePPO's protocol-v2 runs (``docs/results-v2``) on
     the same tasks and versions at the full budget: the final normalised score's mean over seeds (exact
     where the run was scored exactly) with its 95% Student-t interval (the leaderboard's per-task one),
     whether the two intervals overlap, and the wall time of a whole run (training, curve, final)."""
@@ -551,7 +551,7 @@ def fast_ppo_comparison() -> str:
 
     runs = {
         name: [r for r in load_results(ROOT / "docs" / folder) if r.algorithm == name and r.budget_fraction == 1.0]
-        for name, folder in (("fast_ppo", "results-fast"), ("maskable_ppo", "results"))
+        for name, folder in (("fast_ppo", "results-fast"), ("maskable_ppo", "results-v2"))
     }
     rows = []
     for task in FAST_TASKS:
@@ -579,7 +579,7 @@ def fast_ppo_comparison() -> str:
         "\nFinal scores on each run's own test deals (exact on `hyn-2p`), normalised (0: `random`, 1: the "
         "reference), the mean over seeds with its 95% Student-t interval; a run's wall time is the whole "
         "`trash-bench run` of it: training, the curve's evaluations and the final one, one run per core. "
-        "MaskablePPO: the v2 leaderboard's runs (`docs/results`); fast_ppo: `docs/results-fast`, its default "
+        "MaskablePPO: the v2 leaderboard's runs (`docs/results-v2`); fast_ppo: `docs/results-fast`, its default "
         "settings.\n"
     )
     return table(header, rows).rstrip("\n") + "\n" + note
@@ -631,7 +631,7 @@ def fast_ppo_sooner() -> str:
         "`benchmarks/time_to_score.py` on an idle machine.\n\n"
     )
     wanted = (
-        ("maskable_ppo", "results", 1.0, ""),
+        ("maskable_ppo", "results-v2", 1.0, ""),
         ("fast_ppo", "results-fast", 1.0, ""),
         ("maskable_ppo", "results-fast", 1.0, " (rerun beside the next)"),
         ("fast_ppo", "results-fast", 10.0, ""),
@@ -991,7 +991,7 @@ def search_spaces() -> str:
 
 
 TUNED_AGAINST_DEFAULTS = (  # each algorithm, where its default-settings runs are, its tuned runs in results-tuning
-    ("maskable_ppo", "results"),
+    ("maskable_ppo", "results-v2"),
     ("fast_ppo", "results-fast"),
     ("masked_a2c", "results-tuning"),
     ("masked_dqn", "results-tuning"),
@@ -1004,11 +1004,13 @@ _FINALS: dict[str, list[Any]] = {}  # a results folder of docs/ -> its runs, rea
 
 def _finals(folder: str, algorithm: str, task: str) -> list[float]:
     """The final normalised scores (exact where exact) of ``algorithm``'s full-budget runs of ``task`` in
-    ``docs/FOLDER``, in seed order (none where the folder is not there)."""
+    ``docs/FOLDER``, in seed order."""
     from agents.bench.store import load_results
 
     if folder not in _FINALS:
-        _FINALS[folder] = load_results(ROOT / "docs" / folder) if (ROOT / "docs" / folder).is_dir() else []
+        if not (ROOT / "docs" / folder).is_dir():
+            raise FileNotFoundError(f"docs/{folder}: no such results folder")
+        _FINALS[folder] = load_results(ROOT / "docs" / folder)
     runs = sorted(
         (r for r in _FINALS[folder] if r.algorithm == algorithm and r.task == task and r.budget_fraction == 1.0),
         key=lambda r: r.seed,
@@ -1034,7 +1036,7 @@ def tuned_against_defaults() -> str:
     """Each tuned algorithm at its defaults and with ``tuned-v1`` on the tuning tasks at the full
     budget: the final normalised score's mean over seeds (exact where exact) with its 95% Student-t
     interval, the change, and whether the intervals overlap. Defaults: MaskablePPO's v2 runs
-    (``docs/results``), ``fast_ppo``'s (``docs/results-fast``), the masked learners' in
+    (``docs/results-v2``), ``fast_ppo``'s (``docs/results-fast``), the masked learners' in
     ``docs/results-tuning``; the tuned runs in ``docs/results-tuning`` (``ALGORITHM-tuned-v1``)."""
     from agents.bench.tuned_settings import TUNED, read_settings
 
@@ -1059,12 +1061,12 @@ def tuned_against_defaults() -> str:
     return table(header, rows).rstrip("\n") + (
         "\n\nFinal scores on each run's own test deals (exact on `hyn-2p`), normalised (0: `random`, 1: the "
         "reference), at the full budget; the mean over seeds with its 95% Student-t interval. Defaults: "
-        "MaskablePPO's v2 runs (`docs/results`), `fast_ppo`'s (`docs/results-fast`), the masked learners' "
+        "MaskablePPO's v2 runs (`docs/results-v2`), `fast_ppo`'s (`docs/results-fast`), the masked learners' "
         "(`docs/results-tuning`); tuned: `trash-bench run --settings tuned-v1` (`docs/results-tuning`).\n"
     )
 
-V3_RESULTS = "results-v3"  # the v3 sweep (issue 54), beside v2's docs/results until it is complete
-V2_RESULTS = "results"
+V3_RESULTS = "results-v3"  # the v3 sweep (issue 54)
+V2_RESULTS = "results-v2"  # the reference results until v3 is complete
 MASKS_AND_TUNING = (  # a learner: without masks at its defaults, with masks at its defaults (and where), tuned
     ("PPO", "ppo", ("maskable_ppo", V2_RESULTS), "maskable_ppo-tuned-v1"),
     ("PPO, fast trainer", "ppo", ("fast_ppo", "results-fast"), "fast_ppo-tuned-v1"),
@@ -1165,7 +1167,7 @@ def _point(value: dict[str, Any]) -> dict[str, Any]:
 
 def v3_findings() -> str:
     """The reading of the v3 leaderboard, every figure from ``docs/results-v3/leaderboard.json``, v2's
-    ``docs/results/leaderboard.json`` and the runs of :func:`masks_and_tuning_rows`: who leads the
+    ``docs/results-v2/leaderboard.json`` and the runs of :func:`masks_and_tuning_rows`: who leads the
     headline tier, what masks and tuning changed, where the headline tier has headroom, v3 against v2,
     and the sanity tier."""
     main, maskless = _v3_sections()
@@ -1501,7 +1503,7 @@ def openspiel_cfr() -> str:
 
 
 STRONG_POLICY = "shipped:hyn-2p"
-STRONG_RESULT = "docs/results/hyn-2p/tabular_td/fraction_1000.0/seed_0.json"  # the run the policy is from
+STRONG_RESULT = "docs/results-v2/hyn-2p/tabular_td/fraction_1000.0/seed_0.json"  # the run the policy is from
 STRONG_EXACT = "agents/policies/help_your_neighbor_2p_tabular_td.json"  # trash-evaluate --exact --exploitability
 ABLATION = {
     "recipe": "the recipe (all parts)",
@@ -1528,7 +1530,7 @@ def strong_neighbor_card() -> str:
     final, roller = result["final"], result["heldout"][0]
     rows = [
         ["command", f"`trash-bench run --algorithm tabular_td --tasks hyn-2p --seeds 1 --budget-fraction "
-         f"{result['budget_fraction']:g} --results docs/results`"],
+         f"{result['budget_fraction']:g} --results docs/results-v2`"],
         ["budget (counted timesteps)", f"{result['budget']:,} ({result['counted_steps']:,} counted)"],
         ["wall time (training and every evaluation)", f"{result['wall_seconds']:,.0f} s on {provenance['cpu']}, "
          f"{provenance['cores']} cores, one run"],
@@ -1637,7 +1639,7 @@ def strong_pagat_match() -> str:
     """MaskablePPO on four-player ``pagat`` matches (``trash-pagat-4p-match``): each full-budget run and
     the open-budget runs, from their result files: the curve and the final score against ``greedy`` on
     the task's held-out duplicate deals (0: ``greedy``'s level)."""
-    folder = ROOT / "docs" / "results" / "trash-pagat-4p-match" / "maskable_ppo"
+    folder = ROOT / "docs" / "results-v2" / "trash-pagat-4p-match" / "maskable_ppo"
     rows = []
     for path in sorted(folder.rglob("seed_*.json"), key=lambda p: (len(p.parts), p.as_posix())):
         if "policy" in path.name:
@@ -1698,13 +1700,13 @@ def strong_neighbor_ablation() -> str:
 
 
 PAGAT_POLICY = "shipped:pagat-4p-match"
-PAGAT_RUNS = "docs/results/trash-pagat-4p-match/maskable_ppo_kickstart/fraction_5.0"  # the recipe's runs
+PAGAT_RUNS = "docs/results-v2/trash-pagat-4p-match/maskable_ppo_kickstart/fraction_5.0"  # the recipe's runs
 PAGAT_RESULT = f"{PAGAT_RUNS}/seed_0.json"  # the run the shipped policy is from
 PAGAT_EVALUATION = (  # trash-evaluate ... --match --json: the baselines, then `search` on fewer deals (slow)
     "agents/policies/pagat_4p_match_kickstart.json",
     "agents/policies/pagat_4p_match_kickstart_search.json",
 )
-STANDARD_RUNS = "docs/results/trash-standard-2p/maskable_ppo_kickstart/fraction_10.0"
+STANDARD_RUNS = "docs/results-v2/trash-standard-2p/maskable_ppo_kickstart/fraction_10.0"
 PAGAT_ABLATION = "docs/results-strong/trash-pagat-4p-match"  # python benchmarks/strong_pagat.py
 PAGAT_VARIANTS = {
     "pagat_scratch": "the suite's MaskablePPO (its opponents, no shaping, no imitation)",
@@ -1791,7 +1793,7 @@ def strong_pagat_card() -> str:
     runs = len(_seed_results(PAGAT_RUNS))
     rows = [
         ["command", f"`trash-bench run --algorithm maskable_ppo_kickstart --tasks trash-pagat-4p-match --seeds {runs} "
-         f"--budget-fraction {result['budget_fraction']:g} --results docs/results`"],
+         f"--budget-fraction {result['budget_fraction']:g} --results docs/results-v2`"],
         ["budget (counted timesteps)", f"{result['budget']:,} ({result['counted_steps']:,} counted)"],
         ["wall time (training and every evaluation)", f"{result['wall_seconds']:,.0f} s on {provenance['cpu']}, "
          f"{provenance['cores']} cores, one run"],

@@ -1,14 +1,14 @@
 """``trash-bench``: the benchmark suite's command (not the speed scripts of ``benchmarks/``).
 
     trash-bench tasks                                          # the tasks, with what each tests
-    trash-bench run --algorithm maskable_ppo --tasks all --seeds 5 --results docs/results --workers 2
+    trash-bench run --algorithm maskable_ppo --tasks all --seeds 5 --results runs/bench --workers 2
     trash-bench run --algorithm my_module:MyAlgorithm --tasks hyn-2p --seeds 3 --results runs/bench
     trash-bench run ... --ray [ADDRESS]                        # the runs as Ray tasks (local or a cluster)
     trash-bench run ... --budget-fraction 0.01                 # smoke test: every budget and evaluation scaled
     trash-bench run --algorithm tabular_td --tasks hyn-2p --seeds 1 --budget-fraction 1000 --results R
                                                                # the open-budget track (above 1): deals kept
     trash-bench evaluate RESULT_OR_POLICY [--task T] [--seed S] [--deals D]   # a kept policy, re-evaluated
-    trash-bench report docs/results [--out DIR] [--readme docs/suite.md --readme README.md]
+    trash-bench report RESULTS [--tiers] [--out DIR] [--readme docs/suite.md --readme README.md]
     trash-bench references [--tasks ...]                       # recompute the stored reference scores
     trash-bench crossplay RESULTS --task T [--deals D] [--seed S]   # kept policies and baselines, each vs each
     trash-bench exploit POLICY --task T [--budget N ...] [--seeds K]   # a trained best response: a lower bound

@@ -294,9 +294,9 @@ def test_the_committed_v1_results_pass_the_schema_as_protocol_v1() -> None:
     assert json.loads(json.dumps(store.read(path).to_json())) == json.loads(path.read_text())
 
 
-@pytest.mark.parametrize("sweep", ["results", "results-v3"])
+@pytest.mark.parametrize("sweep", ["results-v2", "results-v3"])
 def test_the_committed_results_are_protocol_v2_runs_of_a_clean_commit_with_their_policies(sweep: str) -> None:
-    """Every result file of ``docs/results`` (the v2 reference sweep) and of ``docs/results-v3`` (the v3
+    """Every result file of ``docs/results-v2`` (the v2 reference sweep) and of ``docs/results-v3`` (the v3
     sweep, issue 54) is good, a valid run of protocol v2 on the current version of its task, made from
     a commit with no changes (its provenance says which, with the machine and libraries), and its kept
     policy, where there is one, is beside it and loads for its task."""
@@ -323,7 +323,7 @@ def test_the_committed_results_are_protocol_v2_runs_of_a_clean_commit_with_their
 
 
 V3 = ROOT / "docs" / "results-v3"
-REUSED_FROM = (ROOT / "docs" / "results-multiagent", ROOT / "docs" / "results")  # benchmarks/v3_sweep.py --reuse
+REUSED_FROM = (ROOT / "docs" / "results-multiagent", ROOT / "docs" / "results-v2")  # benchmarks/v3_sweep.py --reuse
 
 
 def v3_runs_to_evaluate() -> dict[str, Path]:

@@ -107,7 +107,7 @@ def test_the_readme_findings_are_the_leaderboards() -> None:
 
     tables = load_script("scripts/readme_tables")
     findings = tables.leaderboard_findings()
-    section = json.loads((ROOT / "docs" / "results" / "leaderboard.json").read_text())["sections"][0]
+    section = json.loads((ROOT / "docs" / "results-v2" / "leaderboard.json").read_text())["sections"][0]
     for task, name, score in re.findall(r"`([\w-]+)` \(best: `(\w+)`, (\d\.\d\d)\)", findings):
         assert f"{section['algorithms'][name]['tasks'][task]['mean']:.2f}" == score < f"{tables.SATURATED:.2f}"
     assert findings in (ROOT / "README.md").read_text()

@@ -39,7 +39,7 @@ def test_a_changed_result_file_makes_its_table_stale(tables, tmp_path: Path, mon
     docs.mkdir()
     for name in ("neighbor_exact.json", "neighbor_optimal_ladder.json"):
         (docs / name).write_text((ROOT / "docs" / name).read_text())
-    shutil.copytree(ROOT / "docs" / "results", docs / "results")
+    shutil.copytree(ROOT / "docs" / "results-v2", docs / "results-v2")
     data = json.loads((docs / "neighbor_exact.json").read_text())
     data["pairs"][0]["score_difference"] = 0.5
     (docs / "neighbor_exact.json").write_text(json.dumps(data))
