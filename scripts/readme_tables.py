@@ -1181,6 +1181,33 @@ def _point(value: dict[str, Any]) -> dict[str, Any]:
     return {"mean": value["point"], "low": value["low"], "high": value["high"]}
 
 
+def v3_summary() -> str:
+    """The v3 leaderboard in short, from ``docs/results-v3/leaderboard.json``: per across-task group of
+    the headline tier, each learner's IQM, mean and optimality gap, best first, with how many sanity
+    tasks it passed."""
+    main, _ = _v3_sections()
+    passed = {
+        name: f"{sum(entry['passed'] for entry in tasks.values())} of {len(tasks)}" if tasks else "-"
+        for name, tasks in main["sanity"]["algorithms"].items()
+    }
+    blocks = []
+    for aggregate in main["aggregates"]:
+        ranked = sorted(aggregate["algorithms"].items(), key=lambda item: -item[1]["IQM"]["point"])
+        rows = [
+            [f"`{name}`", *(_figure(_point(figures[key])) for key in ("IQM", "mean", "optimality gap")),
+             passed.get(name, "-")]
+            for name, figures in ranked
+        ]
+        tasks = _listing([f"`{task}`" for task in aggregate["tasks"]])
+        header = ["learner", "IQM", "mean", "optimality gap", "sanity tasks passed"]
+        blocks.append(f"Headline tier, over {tasks}:\n\n" + table(header, rows))
+    return "\n".join(blocks).rstrip("\n") + (
+        f"\n\n(Final normalised scores, 0: `random`, 1: the reference; stratified bootstrap over seeds, 95% "
+        f"intervals; each group over the headline tasks every learner in it ran. A sanity task is passed with a mean "
+        f"of {main['sanity']['pass_score']:.2f} or more.)\n"
+    )
+
+
 def v3_findings() -> str:
     """The reading of the v3 leaderboard, every figure from ``docs/results-v3/leaderboard.json``, v2's
     ``docs/results-v2/leaderboard.json`` and the runs of :func:`masks_and_tuning_rows`: who leads the
@@ -1906,6 +1933,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "strong-pagat-ablation": strong_pagat_ablation,
     "masks-and-tuning": masks_and_tuning,
     "v3-findings": v3_findings,
+    "v3-summary": v3_summary,
 }
 
 
