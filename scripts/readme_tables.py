@@ -1213,6 +1213,8 @@ def v3_findings() -> str:
     ``docs/results-v2/leaderboard.json`` and the runs of :func:`masks_and_tuning_rows`: who leads the
     headline tier, what masks and tuning changed, where the headline tier has headroom, v3 against v2,
     and the sanity tier."""
+    from agents.bench.tasks import load_references
+
     main, maskless = _v3_sections()
     v2 = next(s for s in _load(f"{V2_RESULTS}/leaderboard.json")["sections"] if s["budget_fraction"] == 1.0)
     leads = "; ".join(_leader(a) for a in main["aggregates"])
@@ -1258,6 +1260,25 @@ def v3_findings() -> str:
         if new is not None and old is not None:
             against.append(f"`{task}` {old[1]['mean']:.2f} (`{old[0]}`) → {new[1]['mean']:.2f} (`{new[0]}`)")
     lines.append("- **v3 against v2** (each headline task's best learner, v2 → v3): " + "; ".join(against) + ".")
+    exploitable = []
+    for task in main["headline_tasks"]:
+        found = sorted(
+            ((runs["exploitability"][task], name) for name, runs in main["algorithms"].items()
+             if task in runs.get("exploitability", {})),
+            key=lambda item: item[0]["mean"],
+        )
+        if found:
+            baselines = load_references().get(task, {}).get("exploitability", {}).get("baselines", {})
+            marks = ", ".join(f"`{name}` {value:.2f}" for name, value in sorted(baselines.items(), key=lambda b: b[1]))
+            exploitable.append(
+                f"`{task}`: least `{found[0][1]}` {_figure(found[0][0])}, most `{found[-1][1]}` "
+                f"{found[-1][0]['mean']:.2f}, of {len(found)} learners" + (f" (baselines: {marks})" if marks else "")
+            )
+    if exploitable:
+        lines.append(
+            "- **Exploitability** (exact, per deal, mean over the final policies; 0: unexploitable): "
+            + "; ".join(exploitable) + "."
+        )
     sanity = []
     for name, tasks in main["sanity"]["algorithms"].items():
         if tasks:

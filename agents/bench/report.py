@@ -712,8 +712,9 @@ def _stats(values: np.ndarray) -> dict[str, Any]:
 
 
 def section_json(section: Section) -> dict[str, Any]:
-    """One section as JSON: its label and key, per algorithm its per-task (and held-out) figures and
-    wall time, per shared task set the aggregates and probabilities of improvement, and the runs left out."""
+    """One section as JSON: its label and key, per algorithm its per-task (and held-out) figures, exact
+    exploitability where scored, and wall time, per shared task set the aggregates and probabilities of
+    improvement, and the runs left out."""
     grouped = section.grouped
     protocol, version, fraction = section.key
     algorithms = {}
@@ -722,9 +723,15 @@ def section_json(section: Section) -> dict[str, Any]:
             task: {opponent: _stats(values) for opponent, values in heldout_scores(runs).items()}
             for task, runs in per.items()
         }
+        exploitable = {
+            task: np.array([r.final.exploitability.per_deal for r in runs if r.final.exploitability])
+            for task, runs in per.items()
+        }
         algorithms[algorithm] = {
             "tasks": {task: _stats(scores) for task, scores in final_scores(per).items()},
             "heldout": {task: figures for task, figures in heldout.items() if figures},
+            # exact exploitability per deal of the final policies, on the tasks that score it (Task.exploitability)
+            "exploitability": {task: _stats(values) for task, values in exploitable.items() if len(values)},
             "runs": sum(map(len, per.values())),
             "wall_seconds": round(sum(r.wall_seconds for runs in per.values() for r in runs), 1),
         }

@@ -511,3 +511,22 @@ def test_a_tiered_report_aggregates_the_headline_tier_and_passes_or_fails_the_sa
     assert any(name.endswith("_no_masks_track.png") for name in files(out))
     untiered = report.sections(found)
     assert len(untiered) == 1 and not untiered[0].tiered and "Sanity tier" not in report.markdown(untiered)
+
+
+def test_leaderboard_json_carries_the_exact_exploitability_of_the_final_policies(tmp_path: Path) -> None:
+    """On a task scored by exact exploitability (``hyn-2p-selfplay``), ``leaderboard.json`` gives each
+    learner's exploitability per deal over its runs (as the Markdown table does), and none where a task
+    does not score it."""
+    import shutil
+
+    for name in ("mmd", "nfsp"):
+        shutil.copytree(ROOT / "docs" / "results-v3" / "hyn-2p-selfplay" / name, tmp_path / "hyn-2p-selfplay" / name)
+    shutil.copytree(ROOT / "docs" / "results-v3" / "hyn-4p" / "dqn", tmp_path / "hyn-4p" / "dqn")
+    loaded = report.load_results(tmp_path)
+    (section,) = report.leaderboard(report.sections(loaded, separate=True))["sections"]
+    for name in ("mmd", "nfsp"):
+        values = [r.final.exploitability.per_deal for r in loaded if r.algorithm == name]
+        found = section["algorithms"][name]["exploitability"]["hyn-2p-selfplay"]
+        assert len(values) == found["runs"] == 10 and found["mean"] == pytest.approx(sum(values) / 10)
+        assert found["low"] < found["mean"] < found["high"]
+    assert section["algorithms"]["dqn"]["exploitability"] == {}
