@@ -95,11 +95,13 @@ def prune(results: Path, dry_run: bool = False) -> list[Path]:
     for part in parts():
         if part["algorithm"] in KEEP_EVERY:
             continue
+        planned = plan([get_task(name) for name in part["tasks"]], spec(part), range(part["seeds"]), results)
+        waiting = {task.name for task, _ in planned.todo}  # a task with seeds to run: its best run is not known yet
         for name in part["tasks"]:
-            planned = plan([get_task(name)], spec(part), range(part["seeds"]), results)
-            if planned.todo:
-                continue  # its best run is not known yet
-            paths = [store.result_location(results, name, result_name(spec(part)), seed) for _, seed in planned.done]
+            if name in waiting:
+                continue
+            seeds = [seed for task, seed in planned.done if task.name == name]
+            paths = [store.result_location(results, name, result_name(spec(part)), seed) for seed in seeds]
             runs = {path: store.read(path) for path in paths}
             valid = [path for path in paths if runs[path].is_valid]
             best = max(valid, key=lambda path: runs[path].final.headline) if valid else None

@@ -193,6 +193,7 @@ def tier_figures() -> dict[str, dict[str, Any]]:
 
     full = _load("results-v2/leaderboard.json")["sections"][0]["algorithms"]
     exploit = _load("multiagent/exploitability.json")["tasks"]
+    later = _v3_sections()[0]["algorithms"]
     figures: dict[str, dict[str, Any]] = {}
     for task in TASKS.values():
         runs = [(scores["tasks"][task.name], name) for name, scores in full.items() if task.name in scores["tasks"]]
@@ -203,8 +204,7 @@ def tier_figures() -> dict[str, dict[str, Any]]:
         if task.name in exploit:
             finals = [learner["final"]["iqm"] for learner in exploit[task.name].values()]
             entry["exploitability"] = {"best": min(finals), "worst": max(finals), "learners": len(finals)}
-        v3 = [(name, scores["tasks"][task.name]) for name, scores in _v3_sections()[0]["algorithms"].items()
-              if task.name in scores["tasks"]]
+        v3 = [(name, scores["tasks"][task.name]) for name, scores in later.items() if task.name in scores["tasks"]]
         if v3:
             ranked = sorted(v3, key=lambda item: item[1]["mean"])
             entry["v3"] = {"best": {"algorithm": ranked[-1][0], **ranked[-1][1]},
@@ -1081,6 +1081,7 @@ def tuned_against_defaults() -> str:
         "(`docs/results-tuning`); tuned: `trash-bench run --settings tuned-v1` (`docs/results-tuning`).\n"
     )
 
+
 V3_RESULTS = "results-v3"  # the v3 sweep (issue 54)
 V2_RESULTS = "results-v2"  # the reference results until v3 is complete
 MASKS_AND_TUNING = (  # a learner: without masks at its defaults, with masks at its defaults (and where), tuned
@@ -1161,8 +1162,13 @@ def _figure(score: dict[str, Any]) -> str:
     return f"{score['mean']:.2f}{interval}"
 
 
+def _ranked(aggregate: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """An across-task group's learners with their figures, highest IQM first."""
+    return sorted(aggregate["algorithms"].items(), key=lambda item: -item[1]["IQM"]["point"])
+
+
 def _leader(aggregate: dict[str, Any]) -> str:
-    ranked = sorted(aggregate["algorithms"].items(), key=lambda item: -item[1]["IQM"]["point"])
+    ranked = _ranked(aggregate)
     tasks = _listing([f"`{task}`" for task in aggregate["tasks"]])
     (first, figures), rest = ranked[0], ranked[1:]
     text = f"over {tasks}, `{first}` leads with an IQM of {_figure(_point(figures['IQM']))}"
@@ -1192,11 +1198,10 @@ def v3_summary() -> str:
     }
     blocks = []
     for aggregate in main["aggregates"]:
-        ranked = sorted(aggregate["algorithms"].items(), key=lambda item: -item[1]["IQM"]["point"])
         rows = [
             [f"`{name}`", *(_figure(_point(figures[key])) for key in ("IQM", "mean", "optimality gap")),
              passed.get(name, "-")]
-            for name, figures in ranked
+            for name, figures in _ranked(aggregate)
         ]
         tasks = _listing([f"`{task}`" for task in aggregate["tasks"]])
         header = ["learner", "IQM", "mean", "optimality gap", "sanity tasks passed"]

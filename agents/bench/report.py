@@ -318,6 +318,12 @@ def heldout_scores(runs: list[Result]) -> dict[str, np.ndarray]:
     return {opponent: np.array(values) for opponent, values in scores.items()}
 
 
+def exploitability_scores(runs: list[Result]) -> np.ndarray:
+    """The exact exploitability per deal of the runs' final policies, of the runs that have it (a task
+    scored by exact exploitability, ``Task.exploitability``)."""
+    return np.array([run.final.exploitability.per_deal for run in runs if run.final.exploitability])
+
+
 def heldout_opponents(grouped: Grouped, task: str) -> list[str]:
     """The held-out opponents any run of ``task`` was scored against: the task's order, then by name."""
     found = {o for per in grouped.values() for run in per.get(task, ()) for o in heldout_of(run)}
@@ -542,7 +548,7 @@ def exploitability_table(grouped: Grouped, tasks: list[str], tag: str) -> str | 
     for task in scored:
         cells = []
         for per in grouped.values():
-            values = np.array([r.final.exploitability.per_deal for r in per.get(task, []) if r.final.exploitability])
+            values = exploitability_scores(per.get(task, []))
             mean, low, high, runs = statistics.per_task({"task": values})["task"] if len(values) else (0, 0, 0, 0)
             cells.append(
                 "-" if not runs else f"{mean:.3f} [{low:.3f}, {high:.3f}] ({runs})" if runs > 1 else f"{mean:.3f}"
@@ -723,10 +729,7 @@ def section_json(section: Section) -> dict[str, Any]:
             task: {opponent: _stats(values) for opponent, values in heldout_scores(runs).items()}
             for task, runs in per.items()
         }
-        exploitable = {
-            task: np.array([r.final.exploitability.per_deal for r in runs if r.final.exploitability])
-            for task, runs in per.items()
-        }
+        exploitable = {task: exploitability_scores(runs) for task, runs in per.items()}
         algorithms[algorithm] = {
             "tasks": {task: _stats(scores) for task, scores in final_scores(per).items()},
             "heldout": {task: figures for task, figures in heldout.items() if figures},
