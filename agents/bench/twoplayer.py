@@ -9,7 +9,10 @@ after the sweep, by anyone, with the published runs:
   policy decides in batches (:func:`agents.evaluation.exploitability.exploitability`); elsewhere it
   is the lower bound a trained best response finds (:func:`agents.bench.exploit.trained_exploitability`),
   for the best run of each algorithm (the highest final score: the run a reader would pick).
-  Written to ``RESULTS/exploit-TASK.json``.
+  Written to ``RESULTS/exploit-TASK.json``, each row with the SHA-256 of the policy file it measured;
+  with ``resume`` a rerun keeps the rows of that file whose policy and settings are unchanged
+  (:func:`kept_rows`), so a long measurement stopped part-way, or redone after new runs came in,
+  measures only what is new.
 - **Cross-play** (:mod:`agents.bench.crossplay`, ``trash-bench crossplay``): every run and baseline
   against each other, Bradley-Terry ratings on the Elo scale, in ``RESULTS/crossplay-TASK.json``.
 
@@ -23,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.bench.measurements import EXPLOIT_FORMAT as FORMAT
-from agents.bench.store import exploit_name
+from agents.bench.store import exploit_name, file_sha256
 from trash_env.files import write_json
 
 
@@ -52,13 +55,15 @@ def exploit_runs(
     seed: int | None = None,
     skip_missing: bool = False,
     progress: Callable[[str], None] | None = None,
+    resume: bool = False,
 ) -> dict[str, Any]:
     """The exploitability of the runs of ``task_name`` in ``results`` (module docstring): exact for
     every run on a solved task, else the trained lower bound for each algorithm's best run (``budget``
     timesteps, default the task's; ``deals`` test deals and test ``seed`` as
     :func:`~agents.bench.exploit.trained_exploitability` has them). Written to
-    ``RESULTS/exploit-TASK.json`` after each run, so a stopped command keeps what it measured; returns
-    the file's content."""
+    ``RESULTS/exploit-TASK.json`` after each run, so a stopped command keeps what it measured, and with
+    ``resume`` the rows that file already holds for the same policy files and settings are kept, not
+    measured again (:func:`kept_rows`); returns the file's content."""
     from agents.bench import exact_scores as exact
     from agents.bench.crossplay import collect
     from agents.bench.exploit import check_task
@@ -89,6 +94,21 @@ def exploit_runs(
         "left_out": left_out,
         "package_version": package_version(),
     }
+    settings = {} if task.exact else {"budget": budget or task.budget, "deals": deals or task.final_deals}
+    settings["test_seed"] = None if task.exact else seed
+    kept = kept_rows(path, data, settings) if resume else {}
+
+    def measure(entry: Any, how: Callable[[], dict[str, Any]]) -> None:
+        """The entry's row: the kept one if its policy file is unchanged, else measured by ``how``."""
+        digest = _policy_digest(results, entry)
+        row = kept.get((entry.path, digest)) if digest is not None else None
+        if row is None:
+            row = how() | ({} if digest is None else {"policy_sha256": digest})
+        elif progress:
+            progress(f"{task.name} {entry.name}: kept from {path.name} (its policy is unchanged)")
+        data["runs"].append(row)
+        write_json(path, data)
+
     if task.exact:
         from agents.evaluation.exploitability import exploitability
 
@@ -97,27 +117,71 @@ def exploit_runs(
             if not exact.applies(task, agent):
                 data["left_out"].append({"result": entry.path, "reason": "its policy does not decide in batches"})
                 continue
-            if progress:
-                progress(f"{task.name} {entry.name}: exact exploitability")
-            found = exploitability(agent, examples=0, versus_optimal=False)
-            data["runs"].append(_run(entry, found.exploitability))
-            write_json(path, data)
+
+            def exact_row(entry: Any = entry, agent: Any = agent) -> dict[str, Any]:
+                if progress:
+                    progress(f"{task.name} {entry.name}: exact exploitability")
+                return _run(entry, exploitability(agent, examples=0, versus_optimal=False).exploitability)
+
+            measure(entry, exact_row)
     else:
         from agents.bench.exploit import trained_exploitability
 
         for entry in runs:
-            if progress:
-                progress(f"{task.name} {entry.name}: training a best response")
-            trained = trained_exploitability(
-                str(results / entry.path), task, budget, deals=deals, seed=seed, exact=False, progress=progress
-            )
-            point = trained["points"][-1]
-            mean = point["mean"]
-            bound = {"low": mean["low"], "high": mean["high"], "budget": point["budget"], "deals": mean["deals"]}
-            data["runs"].append(_run(entry, mean["score"]) | bound | {"test_seed": trained["test_seed"]})
-            write_json(path, data)
+
+            def bound_row(entry: Any = entry) -> dict[str, Any]:
+                if progress:
+                    progress(f"{task.name} {entry.name}: training a best response")
+                trained = trained_exploitability(
+                    str(results / entry.path), task, budget, deals=deals, seed=seed, exact=False, progress=progress
+                )
+                point = trained["points"][-1]
+                mean = point["mean"]
+                bound = {"low": mean["low"], "high": mean["high"], "budget": point["budget"], "deals": mean["deals"]}
+                return _run(entry, mean["score"]) | bound | {"test_seed": trained["test_seed"]}
+
+            measure(entry, bound_row)
     write_json(path, data)
     return data
+
+
+def kept_rows(path: Path, data: dict[str, Any], settings: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """The rows of the exploitability file at ``path`` that a resumed measurement keeps, by (result
+    file, the SHA-256 of the policy it measured): none if there is no such file, or if it was measured
+    otherwise than ``data`` says (another kind, method or task version); of a bound, only the rows
+    measured at ``settings``' budget and, where given, its deals and test seed. A row without its
+    policy's SHA-256 (a file written before they were recorded) is measured again. A damaged file is
+    refused in one line naming it (:func:`agents.bench.measurements.check_exploit`), before anything
+    is measured."""
+    from agents.bench.measurements import LIMIT, check_exploit
+    from agents.learned import parse_json
+    from trash_env.files import read_bounded
+
+    if not path.is_file():
+        return {}
+    before = check_exploit(parse_json(read_bounded(path, LIMIT), str(path)), str(path))
+    if any(before.get(key) != data[key] for key in ("task", "task_version", "kind", "method")):
+        return {}
+    wanted = {key: value for key, value in settings.items() if value is not None}
+    return {
+        (row["result"], row["policy_sha256"]): row
+        for row in before["runs"]
+        if isinstance(row.get("result"), str)
+        and isinstance(row.get("policy_sha256"), str)
+        and all(row.get(key) == value for key, value in wanted.items())
+    }
+
+
+def _policy_digest(results: Path, entry: Any) -> str | None:
+    """The SHA-256 of the policy file the entry's run kept: its result's ``artifact_sha256`` (which
+    :func:`~agents.bench.crossplay.collect` checked against the file), else the file's own; None if
+    there is no such file."""
+    run = entry.result
+    digest = getattr(run, "artifact_sha256", None)
+    if digest is None and getattr(run, "artifact", None):
+        policy = (results / entry.path).parent / run.artifact
+        digest = file_sha256(policy) if policy.is_file() else None
+    return digest
 
 
 def _run(entry: Any, value: float) -> dict[str, Any]:

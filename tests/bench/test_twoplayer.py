@@ -11,12 +11,15 @@
   from the result files whether or not the other runs kept their policies; the best run's missing
   policy is refused in one line naming it, or left out with ``skip_missing``; the report's table
   shows, in each budget fraction's section, only that fraction's runs;
-- the folder form of ``trash-bench exploit`` refuses, in one line, what it cannot do.
+- a resumed measurement keeps the rows of unchanged policies and settings, and measures the rest;
+- the folder form of ``trash-bench exploit`` refuses, in one line, what it cannot do, and
+  ``--resume`` and ``--skip-missing`` are refused for one policy.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -164,6 +167,47 @@ def test_the_bound_is_measured_on_each_algorithms_best_run(
     assert [line["result"] for line in data["left_out"]] == [best]
 
 
+def test_a_resumed_measurement_keeps_the_rows_of_unchanged_policies(
+    folder: Path,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``resume`` (``trash-bench exploit RESULTS --task T --resume``; the stand-in trainer measures 20 deals
+    at a budget of 100): a rerun keeps each row whose
+    policy file (by SHA-256) and settings are unchanged and measures only the rest; without it, or at
+    another budget, every run is measured again; a damaged file is refused by name before any training."""
+    from agents.bench import exploit
+
+    results = tmp_path / "results"
+    shutil.copytree(folder, results)
+    calls: list[str] = []
+    monkeypatch.setattr(exploit, "trained_exploitability", fake_trainer(calls))
+    first = tp.exploit_runs(results, TASK.name, budget=100, deals=20)
+    assert len(calls) == 2 and all(len(row["policy_sha256"]) == 64 for row in first["runs"])
+    calls.clear()
+    resumed = tp.exploit_runs(results, TASK.name, budget=100, deals=20, resume=True)
+    assert resumed["runs"] == first["runs"] and calls == []
+    # one run's policy retrained (its bytes and the result's record of them change): only it is measured
+    best = results / best_of(results, "plain_greedy")
+    result = json.loads(best.read_text())
+    policy = best.with_name(result["artifact"])
+    policy.write_text(policy.read_text() + "\n")  # the same policy in other bytes
+    write_json(best, result | {"artifact_sha256": hashlib.sha256(policy.read_bytes()).hexdigest()})
+    again = tp.exploit_runs(results, TASK.name, budget=100, deals=20, resume=True)
+    assert calls == [str(best)] and again["runs"][0] == first["runs"][0] and again["runs"][1] != first["runs"][1]
+    calls.clear()
+    tp.exploit_runs(results, TASK.name, budget=200, deals=20, resume=True)  # other settings: nothing kept
+    assert len(calls) == 2
+    calls.clear()
+    tp.exploit_runs(results, TASK.name, budget=200, deals=20)  # without resume: everything measured
+    assert len(calls) == 2
+    calls.clear()
+    (results / tp.exploit_name(TASK)).write_text('{"format": 1, "runs": "oops"')
+    with pytest.raises(ValueError, match="exploit-") as refused:
+        tp.exploit_runs(results, TASK.name, budget=200, deals=20, resume=True)
+    assert calls == [] and "\n" not in str(refused.value)
+
+
 def test_each_sections_table_shows_only_its_budget_fractions_runs(measured: Path, tmp_path: Path) -> None:
     results = tmp_path / "results"
     shutil.copytree(measured, results)
@@ -247,6 +291,7 @@ def test_on_the_solved_task_every_runs_exploitability_is_exact(tmp_path: Path, m
     [
         (["--seeds", "2"], "with a results folder, give at most one --budget"),
         (["--budget", "10", "20"], "with a results folder, give at most one --budget"),
+        (["--method", "local", "--resume"], "--method local measures one policy"),
     ],
 )
 def test_the_folder_form_of_exploit_refuses_what_it_cannot_do(
@@ -261,6 +306,17 @@ def test_the_folder_form_of_exploit_refuses_what_it_cannot_do(
     error = capsys.readouterr().err
     assert message in error and error.count("\n") == 1
     assert not (folder / tp.exploit_name(TASK)).exists()
+
+
+@pytest.mark.parametrize("flag", ["--resume", "--skip-missing"])
+def test_a_results_folders_flags_are_refused_for_one_policy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    from agents.commands.bench import main
+
+    assert main(["exploit", "greedy", "--task", TASK.name, "--method", "local", flag]) == 2
+    error = capsys.readouterr().err
+    assert f"{flag} is for a results folder, not one policy" in error and error.count("\n") == 1
 
 
 def test_the_folder_form_refuses_a_task_of_more_players(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
