@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.arguments import ArgumentParser, at_least, at_most, fail, one_line, program_name
+from agents.arguments import ArgumentParser, add_threads_flag, at_least, at_most, fail, one_line, program_name
 from agents.bench.algorithms import BUILTIN
 from agents.bench.results import BadResultsError
 from agents.bench.tasks import (
@@ -146,6 +146,7 @@ def build_parser() -> ArgumentParser:
         "--deals", type=int, default=None, help="test deals (default: the result's, or the task's final deals)"
     )
     evaluate.add_argument("--json", action="store_true", help="print the scores as JSON")
+    add_threads_flag(evaluate)
     report = commands.add_parser("report", help="tables, plots and a JSON leaderboard from a results folder")
     report.add_argument("results", type=Path)
     report.add_argument("--out", type=Path, default=None, help="where to write (default: the results folder)")
@@ -192,6 +193,7 @@ def add_crossplay_parser(commands: Any) -> None:
     crossplay.add_argument("--out", type=Path, default=None, help="where to write (default: the results folder)")
     crossplay.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples of the ratings")
     crossplay.add_argument("--no-plot", action="store_true", help="no heatmap")
+    add_threads_flag(crossplay)
     crossplay.add_argument(
         "--skip-missing",
         action="store_true",
@@ -519,6 +521,10 @@ def tune_command(args) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command in ("evaluate", "crossplay", "exploit"):
+            from agents.processes import set_threads
+
+            set_threads(args.threads)  # one thread unless told: the policies' networks are small, the cores shared
         if args.command == "tasks":
             list_tasks()
             return 0

@@ -56,3 +56,38 @@ def test_every_command_refuses_zero_threads(
     assert main([*command[1:], "--threads", "0"]) == 2
     assert "--threads must be at least 1, got 0" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["evaluate", "nowhere/seed_0.json"],
+        ["crossplay", "nowhere", "--task", "trash-standard-2p"],
+        ["exploit", "nowhere", "--task", "trash-standard-2p"],
+    ],
+    ids=lambda command: command[0],
+)
+def test_trash_bench_plays_policies_on_one_thread_unless_told(
+    command: list[str], capsys: pytest.CaptureFixture[str], tmp_path, monkeypatch
+) -> None:
+    """``trash-bench evaluate``, ``crossplay`` and ``exploit`` play networks in this process: one torch
+    thread unless ``--threads`` or ``OMP_NUM_THREADS`` says otherwise (with torch's default of one per
+    core, a cross-play beside another job ran several times slower); ``--threads 0`` is one line."""
+    torch = pytest.importorskip("torch")
+    from agents.commands.bench import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        assert main(command) == 2  # no such file or folder: after the threads are set
+        assert torch.get_num_threads() == 1
+        assert main([*command, "--threads", "2"]) == 2
+        assert torch.get_num_threads() == 2
+        capsys.readouterr()
+        assert main([*command, "--threads", "0"]) == 2
+        assert "--threads must be at least 1, got 0" in capsys.readouterr().err
+    finally:
+        torch.set_num_threads(before)
+    assert list(tmp_path.iterdir()) == []
