@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.bench.measurements import EXPLOIT_FORMAT as FORMAT
-from agents.bench.store import exploit_name, file_sha256
+from agents.bench.store import exploit_name
 from trash_env.files import write_json
 
 
@@ -66,7 +66,7 @@ def exploit_runs(
     measured again (:func:`kept_rows`); returns the file's content."""
     from agents.bench import exact_scores as exact
     from agents.bench.crossplay import collect
-    from agents.bench.exploit import check_task
+    from agents.bench.exploit import _file_hash, check_task
     from agents.bench.runner import package_version
     from agents.bench.tasks import get_task
     from trash_env.files import check_output_path
@@ -94,13 +94,13 @@ def exploit_runs(
         "left_out": left_out,
         "package_version": package_version(),
     }
-    settings = {} if task.exact else {"budget": budget or task.budget, "deals": deals or task.final_deals}
-    settings["test_seed"] = None if task.exact else seed
+    measured_at = {"budget": budget or task.budget, "deals": deals or task.final_deals, "test_seed": seed}
+    settings = {} if task.exact else measured_at
     kept = kept_rows(path, data, settings) if resume else {}
 
     def measure(entry: Any, how: Callable[[], dict[str, Any]]) -> None:
         """The entry's row: the kept one if its policy file is unchanged, else measured by ``how``."""
-        digest = _policy_digest(results, entry)
+        digest = _file_hash(str(results / entry.path), task)  # None: no such result file (a stand-in)
         row = kept.get((entry.path, digest)) if digest is not None else None
         if row is None:
             row = how() | ({} if digest is None else {"policy_sha256": digest})
@@ -170,18 +170,6 @@ def kept_rows(path: Path, data: dict[str, Any], settings: dict[str, Any]) -> dic
         and isinstance(row.get("policy_sha256"), str)
         and all(row.get(key) == value for key, value in wanted.items())
     }
-
-
-def _policy_digest(results: Path, entry: Any) -> str | None:
-    """The SHA-256 of the policy file the entry's run kept: its result's ``artifact_sha256`` (which
-    :func:`~agents.bench.crossplay.collect` checked against the file), else the file's own; None if
-    there is no such file."""
-    run = entry.result
-    digest = getattr(run, "artifact_sha256", None)
-    if digest is None and getattr(run, "artifact", None):
-        policy = (results / entry.path).parent / run.artifact
-        digest = file_sha256(policy) if policy.is_file() else None
-    return digest
 
 
 def _run(entry: Any, value: float) -> dict[str, Any]:
