@@ -1213,10 +1213,55 @@ def v3_summary() -> str:
     )
 
 
+def _two_player_finding(task: str, measured: dict[str, Any], references: dict[str, Any]) -> str:
+    """A headline task's exploitability and cross-play in short (``leaderboard.json``'s ``two_player``): the
+    least and most exploitable learner (exact), or over how many a trained best response found an edge
+    (its interval above 0), and the best-rated learned policy against the best-rated baseline."""
+    said = []
+    exploit = {name: entry["exploitability"] for name, entry in measured["algorithms"].items()
+               if entry["exploitability"] is not None}
+    if exploit:
+        ranked = sorted(exploit.items(), key=lambda item: item[1]["mean"])
+        if ranked[0][1]["kind"] == "exact":
+            baselines = references.get("exploitability", {}).get("baselines", {})
+            marks = ", ".join(f"`{name}` {value:.2f}" for name, value in sorted(baselines.items(), key=lambda b: b[1]))
+            said.append(
+                f"exact exploitability per deal of the kept runs from {ranked[0][1]['mean']:.2f} (`{ranked[0][0]}`) to "
+                f"{ranked[-1][1]['mean']:.2f} (`{ranked[-1][0]}`)" + (f" (baselines: {marks})" if marks else "")
+            )
+        else:
+            edges = [f"`{name}` {_figure(bound)}" for name, bound in ranked
+                     if bound["low"] is not None and bound["low"] > 0]
+            said.append(
+                f"a trained best response to each learner's best run found an edge over {len(edges)} of {len(ranked)}"
+                + (f" ({_listing(edges)})" if edges else "")
+            )
+    rated = [entry["rating"] for entry in measured["algorithms"].values() if entry["rating"] is not None]
+    if rated and measured["baselines"]:
+        best = max(rated, key=lambda rating: rating["mean"])
+        baseline, mark = max(measured["baselines"].items(), key=lambda item: item[1]["mean"])
+        if best["low"] > mark["high"]:
+            compared = "above"
+        elif best["high"] < mark["low"]:
+            compared = "below"
+        else:
+            compared = "level with"
+        said.append(
+            f"in cross-play the best-rated learned policy (`{best['run']}`, {_elo(best)} Elo) is {compared} the "
+            f"best baseline (`{baseline}`, {_elo(mark)})"
+        )
+    return f"`{task}`: " + ", and ".join(said)
+
+
+def _elo(rating: dict[str, Any]) -> str:
+    return f"{rating['mean']:+.0f} [{rating['low']:+.0f}, {rating['high']:+.0f}]"
+
+
 def v3_findings() -> str:
     """The reading of the v3 leaderboard, every figure from ``docs/results-v3/leaderboard.json``, v2's
     ``docs/results-v2/leaderboard.json`` and the runs of :func:`masks_and_tuning_rows`: who leads the
     headline tier, what masks and tuning changed, where the headline tier has headroom, v3 against v2,
+    exploitability, the two-player headline tasks' exploitability and cross-play files (``two_player``)
     and the sanity tier."""
     from agents.bench.tasks import load_references
 
@@ -1284,6 +1329,11 @@ def v3_findings() -> str:
             "- **Exploitability** (exact, per deal, mean over the final policies; 0: unexploitable): "
             + "; ".join(exploitable) + "."
         )
+    measured = [_two_player_finding(task, main["two_player"][task], load_references().get(task, {}))
+                for task in main["headline_tasks"] if task in main.get("two_player", {})]
+    if measured:
+        lines.append("- **Two-player measurements** (`trash-bench exploit` and `crossplay`): " + "; ".join(measured)
+                     + ".")
     sanity = []
     for name, tasks in main["sanity"]["algorithms"].items():
         if tasks:

@@ -676,8 +676,12 @@ def _aggregates(scores: dict[str, np.ndarray]) -> list[str]:
 
 def _score(values: np.ndarray) -> str:
     """A task's mean score over runs with its 95% interval; the mean alone for one run (no interval)."""
-    mean, low, high, runs = statistics.per_task({"task": values})["task"]
-    return _interval(mean, low, high) if runs > 1 else f"{mean:.2f}"
+    return _figure_of(_stats(values))
+
+
+def _figure_of(stats: dict[str, Any]) -> str:
+    """:func:`_stats`' figures as text: the mean with its 95% interval, the mean alone for one run."""
+    return _interval(stats["mean"], stats["low"], stats["high"]) if stats["runs"] > 1 else f"{stats['mean']:.2f}"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -720,7 +724,8 @@ def _stats(values: np.ndarray) -> dict[str, Any]:
 def section_json(section: Section) -> dict[str, Any]:
     """One section as JSON: its label and key, per algorithm its per-task (and held-out) figures, exact
     exploitability where scored, and wall time, per shared task set the aggregates and probabilities of
-    improvement, and the runs left out."""
+    improvement, the two-player tasks' exploitability and cross-play files (:func:`two_player`), and the
+    runs left out."""
     grouped = section.grouped
     protocol, version, fraction = section.key
     algorithms = {}
@@ -778,6 +783,8 @@ def section_json(section: Section) -> dict[str, Any]:
         **tiers,
         "algorithms": algorithms,
         "aggregates": aggregates,
+        # the two-player tasks' exploitability and cross-play files, the section's share (two_player)
+        "two_player": two_player(section),
         "invalid": [
             {"task": r.task, "algorithm": r.algorithm, "seed": r.seed, "reasons": invalid_reasons(r)}
             for r in section.invalid
@@ -1010,12 +1017,14 @@ BOUND_METHODS = {"trained": "MaskablePPO responder", "fast": "fast PPO responder
 files written before it was recorded are MaskablePPO's)."""
 
 
-def two_player_table(section: Section) -> str | None:
+def two_player(section: Section) -> dict[str, dict[str, Any]]:
     """Per two-player task with an exploitability or cross-play file in the folder (``trash-bench
-    exploit RESULTS`` / ``crossplay RESULTS``, :mod:`agents.bench.measurements`), per algorithm: the
-    exploitability of its runs (exact: mean over them; a trained bound: its best run's) and the
-    cross-play rating of its best-rated run, with the baselines' ratings; None if there is none."""
-    grouped, rows = section.grouped, []
+    exploit RESULTS`` / ``crossplay RESULTS``, :mod:`agents.bench.measurements`), the section's share of
+    them: per algorithm the exploitability of its runs (``kind`` ``exact``: the mean over them, with its
+    interval and number; ``bound``: its best run's lower bound, with the bound's ``method``) and the
+    cross-play rating of its best-rated run; the baselines' ratings. The two-player table and
+    ``leaderboard.json``'s ``two_player`` read it."""
+    grouped, found = section.grouped, {}
     for task in _tasks(grouped):
         measured = section.measured.get((task, section.task_version), {})
         exploit, crossplay = measured.get("exploit"), measured.get("crossplay")
@@ -1026,6 +1035,7 @@ def two_player_table(section: Section) -> str | None:
         by_run = {row["run"]: row for row in (exploit or {}).get("runs", []) if _fraction_of(row) == ours}
         ratings = {row["agent"]: row for row in (crossplay or {}).get("ratings", [])}
         kinds = {entry["name"]: entry for entry in (crossplay or {}).get("entries", [])}
+        algorithms = {}
         for algorithm in grouped:
             runs = [row for row in by_run.values() if row["algorithm"] == algorithm]
             rated = [
@@ -1035,22 +1045,48 @@ def two_player_table(section: Section) -> str | None:
             ]
             if not runs and not rated:
                 continue
-            if not runs:
-                exploitability = "-"
-            elif exploit["kind"] == "exact":
-                values = np.array([row["exploitability"] for row in runs])
-                exploitability = f"{_score(values)} exact ({len(values)})"
-            else:
+            entry: dict[str, Any] = {"exploitability": None, "rating": None}
+            if runs and exploit["kind"] == "exact":
+                entry["exploitability"] = {"kind": "exact", **_stats(np.array([row["exploitability"] for row in runs]))}
+            elif runs:
                 row = runs[0]
-                bound = _interval(row["exploitability"], row["low"], row["high"])
-                method = BOUND_METHODS.get(exploit.get("method", "trained"), exploit.get("method"))
-                exploitability = f"≥ {bound}, {method} ({run_text(row['run'])})"
-            best = max(rated, key=lambda name: ratings[name]["mean"]) if rated else None
-            rating = f"{_elo(ratings[best])} ({run_text(best)})" if best else "-"
+                entry["exploitability"] = {
+                    "kind": "bound", "mean": row["exploitability"], "low": row["low"], "high": row["high"],
+                    "method": exploit.get("method", "trained"), "run": row["run"],
+                }
+            if rated:
+                best = max(rated, key=lambda name: ratings[name]["mean"])
+                entry["rating"] = {"run": best, **{key: ratings[best][key] for key in ("mean", "low", "high")}}
+            algorithms[algorithm] = entry
+        baselines = {
+            name: {key: ratings[name][key] for key in ("mean", "low", "high")}
+            for name, entry in kinds.items()
+            if entry.get("kind") == "baseline" and name in ratings
+        }
+        found[task] = {"algorithms": algorithms, "baselines": baselines}
+    return found
+
+
+def two_player_table(section: Section) -> str | None:
+    """The two-player tasks' table (:func:`two_player`): per task and algorithm its exploitability
+    (exact: mean over runs; a trained bound: its best run's) and the cross-play rating of its best-rated
+    run, with the baselines' ratings; None if there is none."""
+    rows = []
+    for task, measured in two_player(section).items():
+        for algorithm, entry in measured["algorithms"].items():
+            found, rated = entry["exploitability"], entry["rating"]
+            if found is None:
+                exploitability = "-"
+            elif found["kind"] == "exact":
+                exploitability = f"{_figure_of(found)} exact ({found['runs']})"
+            else:
+                bound = _interval(found["mean"], found["low"], found["high"])
+                method = BOUND_METHODS.get(found["method"], found["method"])
+                exploitability = f"≥ {bound}, {method} ({run_text(found['run'])})"
+            rating = f"{_elo(rated)} ({run_text(rated['run'])})" if rated else "-"
             rows.append([literal(task), literal(algorithm), exploitability, rating])
-        for name, entry in kinds.items():
-            if entry.get("kind") == "baseline" and name in ratings:
-                rows.append([literal(task), f"{literal(name)} (baseline)", "-", _elo(ratings[name])])
+        for name, rated in measured["baselines"].items():
+            rows.append([literal(task), f"{literal(name)} (baseline)", "-", _elo(rated)])
     if not rows:
         return None
     return _section(

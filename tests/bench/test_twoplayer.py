@@ -72,6 +72,32 @@ def test_the_report_gains_the_two_player_table(measured: Path, tmp_path: Path) -
     # the bound is the algorithm's first row of the file (the best run, as exploit_runs writes it)
     assert "≥ 0.10 [0.00, 0.50], MaskablePPO responder" in rows["`first_legal`"] and "≥ 0.30" in rows["`plain_greedy`"]
     assert f"{ratings['greedy']['mean']:+.0f}" in rows["`greedy` (baseline)"]
+    # leaderboard.json carries the same figures, for what reads it (the README's findings)
+    (section,) = json.loads((tmp_path / "out" / "leaderboard.json").read_text())["sections"]
+    measured_json = section["two_player"][TASK.name]
+    first = measured_json["algorithms"]["first_legal"]
+    bound = {"kind": "bound", "mean": 0.1, "low": 0.0, "high": 0.5, "method": "trained"}
+    assert first["exploitability"] == bound | {"run": first["exploitability"]["run"]}
+    assert first["rating"]["run"] == best and first["rating"]["mean"] == pytest.approx(ratings[best]["mean"])
+    assert measured_json["baselines"]["greedy"]["mean"] == pytest.approx(ratings["greedy"]["mean"])
+
+
+def test_an_exact_file_is_the_mean_over_each_algorithms_runs(measured: Path, tmp_path: Path) -> None:
+    """An exact exploitability file: each algorithm's figure is the mean over all its runs' rows, with their
+    number, in the table and in leaderboard.json alike."""
+    results = tmp_path / "results"
+    shutil.copytree(measured, results)
+    data = json.loads((results / tp.exploit_name(TASK)).read_text())
+    rows = [{key: value for key, value in row.items() if key not in ("low", "high")} for row in data["runs"]]
+    write_json(results / tp.exploit_name(TASK), exploit_file(rows, kind="exact"))
+    text = report(results, tmp_path / "out", with_plots=False)
+    (section,) = json.loads((tmp_path / "out" / "leaderboard.json").read_text())["sections"]
+    for algorithm, entry in section["two_player"][TASK.name]["algorithms"].items():
+        values = [row["exploitability"] for row in rows if row["algorithm"] == algorithm]
+        found = entry["exploitability"]
+        assert found["kind"] == "exact" and found["runs"] == len(values)
+        assert found["mean"] == pytest.approx(sum(values) / len(values))
+        assert f"| `{TASK.name}` | `{algorithm}` | {found['mean']:.2f}" in text and f" exact ({len(values)}) |" in text
 
 
 def test_without_the_files_there_is_no_two_player_table(folder: Path, tmp_path: Path) -> None:  # noqa: F811

@@ -136,6 +136,13 @@ def test_the_v3_findings_are_the_v3_leaderboards() -> None:
         max(a["algorithms"], key=lambda name: a["algorithms"][name]["IQM"]["point"]) for a in section["aggregates"]
     ]
     assert findings in (ROOT / "docs" / "suite.md").read_text()
+    two_player = re.search(r"\*\*Two-player measurements\*\*.*", findings)
+    for task, measured in section["two_player"].items():
+        rated = [entry["rating"] for entry in measured["algorithms"].values() if entry["rating"]]
+        if task in section["headline_tasks"] and rated and measured["baselines"]:
+            best = max(rated, key=lambda rating: rating["mean"])
+            said = two_player.group(0)
+            assert f"`{task}`: " in said and f"(`{best['run']}`, {best['mean']:+.0f} [" in said
     firsts = re.findall(r"\|---\|---\|---\|---\|---\|\n\| `([\w-]+)` \|", tables.v3_summary())
     assert firsts == leaders[: len(section["aggregates"])]  # each group's table, best IQM first
 
