@@ -1213,17 +1213,30 @@ def v3_summary() -> str:
     )
 
 
-def _two_player_finding(task: str, measured: dict[str, Any], references: dict[str, Any]) -> str:
+def _exploitability_baselines(task: str) -> dict[str, float]:
+    """The baselines' exact exploitability in ``task``'s game (``agents/bench/references.json``): its own, or
+    those of a task on the same rules that is scored by exploitability (``hyn-2p-selfplay`` for ``hyn-2p``:
+    exploitability depends on the game and the policy only)."""
+    from agents.bench.tasks import TASKS, load_references
+
+    references = load_references()
+    rules = (TASKS[task].game, TASKS[task].preset, TASKS[task].rules)
+    same = [task, *(other.name for other in TASKS.values() if (other.game, other.preset, other.rules) == rules)]
+    return next((references[name]["exploitability"]["baselines"] for name in same
+                 if "exploitability" in references.get(name, {})), {})
+
+
+def _two_player_finding(task: str, measured: dict[str, Any], baselines: dict[str, float]) -> str:
     """A headline task's exploitability and cross-play in short (``leaderboard.json``'s ``two_player``): the
     least and most exploitable learner (exact), or over how many a trained best response found an edge
-    (its interval above 0), and the best-rated learned policy against the best-rated baseline."""
+    (its interval above 0), and the best-rated learned policy against each baseline but ``random``: above,
+    level with (overlapping intervals) or below."""
     said = []
     exploit = {name: entry["exploitability"] for name, entry in measured["algorithms"].items()
                if entry["exploitability"] is not None}
     if exploit:
         ranked = sorted(exploit.items(), key=lambda item: item[1]["mean"])
         if ranked[0][1]["kind"] == "exact":
-            baselines = references.get("exploitability", {}).get("baselines", {})
             marks = ", ".join(f"`{name}` {value:.2f}" for name, value in sorted(baselines.items(), key=lambda b: b[1]))
             said.append(
                 f"exact exploitability per deal of the kept runs from {ranked[0][1]['mean']:.2f} (`{ranked[0][0]}`) to "
@@ -1237,18 +1250,19 @@ def _two_player_finding(task: str, measured: dict[str, Any], references: dict[st
                 + (f" ({_listing(edges)})" if edges else "")
             )
     rated = [entry["rating"] for entry in measured["algorithms"].values() if entry["rating"] is not None]
-    if rated and measured["baselines"]:
+    baselines = sorted(((name, mark) for name, mark in measured["baselines"].items() if name != "random"),
+                       key=lambda item: -item[1]["mean"])
+    if rated and baselines:
         best = max(rated, key=lambda rating: rating["mean"])
-        baseline, mark = max(measured["baselines"].items(), key=lambda item: item[1]["mean"])
-        if best["low"] > mark["high"]:
-            compared = "above"
-        elif best["high"] < mark["low"]:
-            compared = "below"
-        else:
+        against = []
+        for baseline, mark in baselines:
             compared = "level with"
+            if best["low"] > mark["high"] or best["high"] < mark["low"]:
+                compared = "above" if best["low"] > mark["high"] else "below"
+            against.append(f"{compared} `{baseline}` ({_elo(mark)})")
         said.append(
-            f"in cross-play the best-rated learned policy (`{best['run']}`, {_elo(best)} Elo) is {compared} the "
-            f"best baseline (`{baseline}`, {_elo(mark)})"
+            f"in cross-play the best-rated learned policy (`{best['run']}`, {_elo(best)} Elo; `random` 0) is "
+            f"{_listing(against)}"
         )
     return f"`{task}`: " + ", and ".join(said)
 
@@ -1329,7 +1343,7 @@ def v3_findings() -> str:
             "- **Exploitability** (exact, per deal, mean over the final policies; 0: unexploitable): "
             + "; ".join(exploitable) + "."
         )
-    measured = [_two_player_finding(task, main["two_player"][task], load_references().get(task, {}))
+    measured = [_two_player_finding(task, main["two_player"][task], _exploitability_baselines(task))
                 for task in main["headline_tasks"] if task in main.get("two_player", {})]
     if measured:
         lines.append("- **Two-player measurements** (`trash-bench exploit` and `crossplay`): " + "; ".join(measured)

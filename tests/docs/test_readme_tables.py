@@ -59,3 +59,15 @@ def test_a_changed_result_file_makes_its_table_stale(tables, tmp_path: Path, mon
 def test_an_unknown_table_is_refused_by_name(tables) -> None:
     with pytest.raises(ValueError, match="'nosuch' has no generator"):
         tables.regenerate("<!-- table:nosuch -->\nx\n<!-- /table:nosuch -->\n")
+
+
+def test_exploitability_baselines_come_from_a_task_on_the_same_rules(tables) -> None:
+    """``hyn-2p`` (scored by its sampled score) takes the baselines' exact exploitability from
+    ``hyn-2p-selfplay``, the same two-player game; four-player ``hyn-4p`` and a Trash match take none."""
+    from agents.bench.tasks import load_references
+
+    same_game = load_references()["hyn-2p-selfplay"]["exploitability"]["baselines"]
+    assert tables._exploitability_baselines("hyn-2p") == same_game
+    assert tables._exploitability_baselines("hyn-2p")["heuristic"] > 0
+    assert tables._exploitability_baselines("hyn-4p") == {}
+    assert tables._exploitability_baselines("trash-pagat-2p-match") == {}
