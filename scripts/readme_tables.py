@@ -1249,26 +1249,23 @@ def _two_player_finding(task: str, measured: dict[str, Any], baselines: dict[str
                 f"a trained best response to each learner's best run found an edge over {len(edges)} of {len(ranked)}"
                 + (f" ({_listing(edges)})" if edges else "")
             )
+    from agents.bench.report import elo_text
+
     rated = [entry["rating"] for entry in measured["algorithms"].values() if entry["rating"] is not None]
-    baselines = sorted(((name, mark) for name, mark in measured["baselines"].items() if name != "random"),
-                       key=lambda item: -item[1]["mean"])
-    if rated and baselines:
+    rivals = sorted(((name, mark) for name, mark in measured["baselines"].items() if name != "random"),
+                    key=lambda item: -item[1]["mean"])
+    if rated and rivals:
         best = max(rated, key=lambda rating: rating["mean"])
         against = []
-        for baseline, mark in baselines:
-            compared = "level with"
-            if best["low"] > mark["high"] or best["high"] < mark["low"]:
-                compared = "above" if best["low"] > mark["high"] else "below"
-            against.append(f"{compared} `{baseline}` ({_elo(mark)})")
+        for rival, mark in rivals:
+            above, below = best["low"] > mark["high"], best["high"] < mark["low"]
+            compared = "above" if above else "below" if below else "level with"
+            against.append(f"{compared} `{rival}` ({elo_text(mark)})")
         said.append(
-            f"in cross-play the best-rated learned policy (`{best['run']}`, {_elo(best)} Elo; `random` 0) is "
+            f"in cross-play the best-rated learned policy (`{best['run']}`, {elo_text(best)} Elo; `random` 0) is "
             f"{_listing(against)}"
         )
     return f"`{task}`: " + ", and ".join(said)
-
-
-def _elo(rating: dict[str, Any]) -> str:
-    return f"{rating['mean']:+.0f} [{rating['low']:+.0f}, {rating['high']:+.0f}]"
 
 
 def v3_findings() -> str:
@@ -1277,8 +1274,6 @@ def v3_findings() -> str:
     headline tier, what masks and tuning changed, where the headline tier has headroom, v3 against v2,
     exploitability, the two-player headline tasks' exploitability and cross-play files (``two_player``)
     and the sanity tier."""
-    from agents.bench.tasks import load_references
-
     main, maskless = _v3_sections()
     v2 = next(s for s in _load(f"{V2_RESULTS}/leaderboard.json")["sections"] if s["budget_fraction"] == 1.0)
     leads = "; ".join(_leader(a) for a in main["aggregates"])
@@ -1332,7 +1327,7 @@ def v3_findings() -> str:
             key=lambda item: item[0]["mean"],
         )
         if found:
-            baselines = load_references().get(task, {}).get("exploitability", {}).get("baselines", {})
+            baselines = _exploitability_baselines(task)
             marks = ", ".join(f"`{name}` {value:.2f}" for name, value in sorted(baselines.items(), key=lambda b: b[1]))
             exploitable.append(
                 f"`{task}`: least `{found[0][1]}` {_figure(found[0][0])}, most `{found[-1][1]}` "

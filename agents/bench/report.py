@@ -993,7 +993,8 @@ def load_sections(results: Path, separate: bool = False, tiered: bool = False) -
     return [replace(section, measured=measured) for section in found]
 
 
-def _elo(row: dict[str, Any]) -> str:
+def elo_text(row: dict[str, Any]) -> str:
+    """A cross-play rating (``mean``, ``low``, ``high`` on the Elo scale) as text: ``+1081 [+1063, +1106]``."""
     return f"{row['mean']:+.0f} [{row['low']:+.0f}, {row['high']:+.0f}]"
 
 
@@ -1083,10 +1084,10 @@ def two_player_table(section: Section) -> str | None:
                 bound = _interval(found["mean"], found["low"], found["high"])
                 method = BOUND_METHODS.get(found["method"], found["method"])
                 exploitability = f"≥ {bound}, {method} ({run_text(found['run'])})"
-            rating = f"{_elo(rated)} ({run_text(rated['run'])})" if rated else "-"
+            rating = f"{elo_text(rated)} ({run_text(rated['run'])})" if rated else "-"
             rows.append([literal(task), literal(algorithm), exploitability, rating])
         for name, rated in measured["baselines"].items():
-            rows.append([literal(task), f"{literal(name)} (baseline)", "-", _elo(rated)])
+            rows.append([literal(task), f"{literal(name)} (baseline)", "-", elo_text(rated)])
     if not rows:
         return None
     return _section(
