@@ -82,9 +82,8 @@ FOLDERS = {
     "scripts": "the generated pages and tables of the docs and the README, and the mutation pass over the rules cores",
     "examples": "a NumPy learner plugged into the benchmark suite through its interface",
     "docs": (
-        "this site (MkDocs); the benchmark's results, one folder per version: `docs/results-v2/` (protocol v2,"
-        " the reference results until v3 is complete), `docs/results-v3/` (the v3 sweep, under way) and"
-        " `docs/results-v1/` (superseded)"
+        "this site (MkDocs); the benchmark's results, one folder per version: `docs/results-v3/` (benchmark v3,"
+        " the reference results), `docs/results-v2/` and `docs/results-v1/` (superseded)"
     ),
 }
 

@@ -3,7 +3,7 @@ figure is typed by hand.
 
 A generated table stands between ``<!-- table:NAME -->`` and ``<!-- /table:NAME -->``; NAME picks
 the function below that renders it from its JSON file in ``docs/`` (or, for the benchmark tasks,
-from the task registry). The benchmark leaderboard is ``trash-bench report docs/results-v2``'s Markdown
+from the task registry). The benchmark leaderboard is ``trash-bench report docs/results-v3 --tiers``'s Markdown
 (``agents.bench.report``), the same bytes; tables and markers are :mod:`agents.bench.markdown`'s.
 
     python scripts/readme_tables.py            # rewrite the generated tables of README.md and docs/**/*.md
@@ -25,7 +25,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agents.bench.markdown import splice, table  # noqa: E402
-from agents.bench.settings import MASKLESS  # noqa: E402
 from agents.bench.tasks import SATURATED  # noqa: E402  (a best learner at this or more has reached its reference)
 from agents.shipped import canonical_names  # noqa: E402
 from trash_env.files import write_text  # noqa: E402
@@ -230,72 +229,76 @@ def suite_tiers() -> str:
         rows.append([f"`{name}`", entry["tier"], learner, found, later])
     header = ["task", "tier", "v2: best learner, mean normalised [95% CI]",
               "exact exploitability, final IQM: best .. worst (learners)",
-              "v3 so far: best learner [95% CI] .. lowest (learners)"]
+              "v3: best learner [95% CI] .. lowest (learners)"]
     return table(header, rows).rstrip("\n") + (
         f"\n\nA task is in the sanity tier when its best learner in the v2 leaderboard (5 seeds, full budget) reached "
         f"{SATURATED:.2f} of the way from `random` to the reference or more, or, scored by exact exploitability, every "
         "multi-agent learner reached 0; the rest are the headline tier. A test holds the tiers to these figures. The "
         "tiers were fixed from them before the v3 sweep, which runs 10 seeds on the headline tier and 5 on the sanity "
-        "tier, so a sweep never chooses the tasks of its own headline aggregate; v3's figures (its leaderboard so "
-        "far) stand beside them, and a headline task whose best v3 learner reaches the threshold while other learners "
+        "tier, so a sweep never chooses the tasks of its own headline aggregate; v3's figures (its leaderboard) "
+        "stand beside them, and a headline task whose best v3 learner reaches the threshold while other learners "
         "stay below it still tells learners apart.\n"
     )
 
 
 def leaderboard() -> str:
-    """``trash-bench report docs/results-v2 --separate``'s Markdown: a section per protocol, task version
-    and budget fraction of the committed results (one section, the same bytes as without
-    ``--separate``, while they are all protocol v1's full-budget runs)."""
+    """``trash-bench report docs/results-v3 --tiers``'s Markdown, the reference leaderboard (benchmark v3): the
+    full-budget section by tier, the learners without masks as their own track."""
     from agents.bench.report import load_sections, markdown
 
-    return markdown(load_sections(ROOT / "docs" / "results-v2", separate=True))
+    return markdown(load_sections(ROOT / "docs" / V3_RESULTS, tiered=True))
 
 
 def leaderboard_summary() -> str:
-    """The leaderboard's first across-tasks paragraph: its label and shared tasks, and per algorithm the
-    interquartile mean, mean and optimality gap over them."""
+    """The leaderboard's first across-tasks paragraph (the headline tier's tasks every learner in it ran):
+    its label and tasks, and per learner the interquartile mean, mean and optimality gap over them."""
     from agents.bench.report import summary
 
     return summary(leaderboard())
-
-
 
 
 def _listing(items: list[str]) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
+def _span(values: list[float]) -> str:
+    low, high = f"{min(values):+.2f}", f"{max(values):+.2f}"
+    return low if low == high else f"{low} to {high}"
+
+
 def leaderboard_findings() -> str:
-    """The README's reading of the leaderboard, every figure from ``docs/results-v2/leaderboard.json``: on
-    how many tasks the best learner reaches the reference agent, where the headroom is (each such
-    task's best learner), what the learners without masks reach, and the open-budget track's best."""
-    sections = _load("results-v2/leaderboard.json")["sections"]
-    full, open_budget = sections[0], sections[1:]
-    algorithms = full["algorithms"]
-    tasks = full["aggregates"][0]["tasks"]
-    best = {
-        task: max((runs["tasks"][task]["mean"], name) for name, runs in algorithms.items() if task in runs["tasks"])
-        for task in tasks
-    }
-    saturated = [task for task in tasks if best[task][0] >= SATURATED]
-    headroom = [f"`{task}` (best: `{name}`, {score:.2f})" for task, (score, name) in best.items() if score < SATURATED]
-    aggregates = full["aggregates"][0]["algorithms"]
-    masked = max((aggregates[name]["IQM"]["point"], name) for name in aggregates if name not in MASKLESS)
-    maskless = max((aggregates[name]["IQM"]["point"], name) for name in aggregates if name in MASKLESS)
-    text = (
-        f"In short, at the full budget: the best learner reaches the reference agent ({SATURATED:.2f} or more) on "
-        f"{len(saturated)} of the {len(tasks)} tasks. What is left to learn is in {_listing(headroom)}. Without "
-        f"masks, {_listing([f'`{name}`' for name in MASKLESS])} spend their budget learning which moves are legal: "
-        f"the best of them, `{maskless[1]}`, has an IQM of {maskless[0]:.2f} against `{masked[1]}`'s {masked[0]:.2f}."
-    )
-    longer = [
-        f"`{name}` {score['mean']:.2f} on `{task}` ({section['budget_fraction']:g} times the budget)"
-        for section in open_budget
-        for name, scores in section["algorithms"].items()
-        for task, score in scores["tasks"].items()
-    ]
-    if longer:
-        text += f" On the open-budget track: {_listing(longer)}."
+    """The README's reading of the v3 leaderboard, every figure from ``docs/results-v3/leaderboard.json`` and
+    the runs of :func:`masks_and_tuning_rows`: who leads the headline tier's first across-task group, where
+    the headline tier has headroom (each such task's best learner), what masks and tuning changed per
+    learner and task, and the sanity tier."""
+    main, _ = _v3_sections()
+    best = {task: found for task in main["headline_tasks"] if (found := _best(main, task)) is not None}
+    headroom = [f"`{task}` (best: `{name}`, {score['mean']:.2f})" for task, (name, score) in best.items()
+                if score["mean"] < SATURATED]
+    saturated = [f"`{task}`" for task, (_, score) in best.items() if score["mean"] >= SATURATED]
+    text = f"In short, with masks and tuning equal: {_leader(main['aggregates'][0])}."
+    if headroom:
+        text += f" What is left to learn is in {_listing(headroom)}"
+        text += f"; the best learner reaches the reference ({SATURATED:.2f} or more) on {_listing(saturated)}." \
+            if saturated else "."
+    changes: dict[str, list[float]] = {"masks": [], "tuning": []}
+    for row in masks_and_tuning_rows():
+        if row["no masks"] is not None and row["masks"] is not None:
+            changes["masks"].append(row["masks"].mean - row["no masks"].mean)
+        if row["masks"] is not None and row["tuned"] is not None:
+            changes["tuning"].append(row["tuned"].mean - row["masks"].mean)
+    if changes["masks"] and changes["tuning"]:
+        text += (
+            f" Per learner and headline task, masks changed the mean final score by {_span(changes['masks'])} and "
+            f"tuning by {_span(changes['tuning'])}."
+        )
+    sanity = main["sanity"]["algorithms"]
+    failed = [f"`{name}` on `{task}` ({entry['mean']:.2f})"
+              for name, tasks in sanity.items() for task, entry in tasks.items() if not entry["passed"]]
+    ran = sum(len(tasks) for tasks in sanity.values())
+    if ran:
+        text += f" On the sanity tier {ran - len(failed)} of {ran} learner-task pairs pass"
+        text += f"; {_listing(failed)} {'fails' if len(failed) == 1 else 'fail'}." if failed else "."
     return text + "\n"
 
 
@@ -1083,7 +1086,7 @@ def tuned_against_defaults() -> str:
 
 
 V3_RESULTS = "results-v3"  # the v3 sweep (issue 54)
-V2_RESULTS = "results-v2"  # the reference results until v3 is complete
+V2_RESULTS = "results-v2"  # the v2 sweep: MaskablePPO's runs at its default settings, with masks
 MASKS_AND_TUNING = (  # a learner: without masks at its defaults, with masks at its defaults (and where), tuned
     ("PPO", "ppo", ("maskable_ppo", V2_RESULTS), "maskable_ppo-tuned-v1"),
     ("PPO, fast trainer", "ppo", ("fast_ppo", "results-fast"), "fast_ppo-tuned-v1"),
