@@ -32,6 +32,18 @@ def test_the_generated_tables_are_up_to_date(tables) -> None:
     assert all(f"<!-- table:{name} -->" in every for name in tables.TABLES), "every generator has its table"
 
 
+@pytest.mark.slow
+def test_each_committed_leaderboard_page_is_what_the_report_writes(tables) -> None:
+    """``docs/results-v3/leaderboard.md`` (the reference leaderboard's own page) and v2's superseded one are
+    what ``trash-bench report`` writes from their result files today: ``--tiers`` for v3, ``--separate``
+    for v2."""
+    from agents.bench.report import load_sections, markdown
+
+    assert (ROOT / "docs" / "results-v3" / "leaderboard.md").read_text() == tables.leaderboard()
+    v2 = markdown(load_sections(ROOT / "docs" / "results-v2", separate=True))
+    assert (ROOT / "docs" / "results-v2" / "leaderboard.md").read_text() == v2, "run trash-bench report --separate"
+
+
 def test_a_changed_result_file_makes_its_table_stale(tables, tmp_path: Path, monkeypatch) -> None:
     """Change one figure in a copy of a result file: its table, and only it, is stale; ``--check``
     exits 1 and leaves the file alone, a plain run rewrites it and ``--check`` then passes."""
