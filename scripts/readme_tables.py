@@ -293,12 +293,14 @@ def leaderboard_findings() -> str:
             f"tuning by {_span(changes['tuning'])}."
         )
     sanity = main["sanity"]["algorithms"]
-    failed = [f"`{name}` on `{task}` ({entry['mean']:.2f})"
-              for name, tasks in sanity.items() for task, entry in tasks.items() if not entry["passed"]]
+    failed = {name: [f"`{task}` ({entry['mean']:.2f})" for task, entry in tasks.items() if not entry["passed"]]
+              for name, tasks in sanity.items()}
+    failing = [f"`{name}` on {_listing(tasks)}" for name, tasks in failed.items() if tasks]
     ran = sum(len(tasks) for tasks in sanity.values())
     if ran:
-        text += f" On the sanity tier {ran - len(failed)} of {ran} learner-task pairs pass"
-        text += f"; {_listing(failed)} {'fails' if len(failed) == 1 else 'fail'}." if failed else "."
+        pairs = sum(map(len, failed.values()))
+        text += f" On the sanity tier {ran - pairs} of {ran} learner-task pairs pass"
+        text += f"; those that fail: {'; '.join(failing)}." if failing else "."
     return text + "\n"
 
 
@@ -1309,7 +1311,7 @@ def v3_findings() -> str:
             continue
         name, score = best
         if score["mean"] >= SATURATED:
-            said = f"saturated by this figure ({SATURATED:.2f} or more: the sanity tier's rule)"
+            said = f"saturated by this figure ({SATURATED:.2f} or more, as the sanity tier's tasks were in v2)"
         elif score["high"] is not None and score["high"] < 1.0:
             said = f"{1 - score['mean']:.2f} short of the reference, measurably"
         else:

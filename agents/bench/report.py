@@ -237,11 +237,12 @@ def sanity_table(grouped: Grouped, tag: str) -> str | None:
             return "-"
         return f"{'pass' if entry['passed'] else '**fail**'} {entry['mean']:.2f} ({entry['runs']})"
 
-    rows = [[literal(t), *(cell(found[a].get(t)) for a in grouped)] for t in tasks]
-    rows.append(["passed", *(f"{sum(e['passed'] for e in found[a].values())} of {len(found[a])}" for a in grouped)])
+    ran = [a for a in grouped if found[a]]  # a headline-only learner has no column
+    rows = [[literal(t), *(cell(found[a].get(t)) for a in ran)] for t in tasks]
+    rows.append(["passed", *(f"{sum(e['passed'] for e in found[a].values())} of {len(found[a])}" for a in ran)])
     return _section(
         f"Sanity tier: pass or fail ({tag})",
-        ["task", *_names(grouped)],
+        ["task", *_names(ran)],
         rows,
         f"(The saturated tasks, which every working masked learner reaches: a learner passes one when the mean "
         f"normalised score of its final policies is {PASS_SCORE:.2f} or more; number of seeds in parentheses. "

@@ -513,6 +513,22 @@ def test_a_tiered_report_aggregates_the_headline_tier_and_passes_or_fails_the_sa
     assert len(untiered) == 1 and not untiered[0].tiered and "Sanity tier" not in report.markdown(untiered)
 
 
+def test_the_sanity_table_has_no_column_for_a_learner_that_ran_no_sanity_task(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A learner run on headline tasks only (as the multi-agent learners on ``hyn-2p-selfplay``) is in
+    the headline figures but not in the sanity table, where it would read "0 of 0"."""
+    found = runs("hyn-2p", 0.6, 0.7) + runs("trash-standard-2p", 0.95, 0.97)
+    found += runs("hyn-2p", 0.7, 0.8, algorithm="headline_only")
+    served(monkeypatch, found)
+    out = tmp_path / "out"
+    assert main(["report", str(tmp_path), "--out", str(out), "--tiers", "--no-plots"]) == 0
+    text = (out / "leaderboard.md").read_text()
+    sanity = text[text.index("Sanity tier: pass or fail"):].split("\n\n")[1]
+    assert sanity.startswith("| task | `a` |\n") and "headline_only" not in sanity and "0 of 0" not in sanity
+    assert "| `hyn-2p` | 0.65" in text and "`headline_only`" in text.split("Sanity tier")[0]
+
+
 def test_leaderboard_json_carries_the_exact_exploitability_of_the_final_policies(tmp_path: Path) -> None:
     """On a task scored by exact exploitability (``hyn-2p-selfplay``), ``leaderboard.json`` gives each
     learner's exploitability per deal over its runs (as the Markdown table does), and none where a task

@@ -121,6 +121,15 @@ def test_the_readme_findings_are_the_leaderboards() -> None:
     group = section["aggregates"][0]["algorithms"]
     leader = re.search(r"`([\w-]+)` leads with an IQM", findings).group(1)
     assert leader == max(group, key=lambda name: group[name]["IQM"]["point"])
+    sanity = section["sanity"]["algorithms"]
+    failing = {(name, task) for name, tasks in sanity.items() for task, entry in tasks.items() if not entry["passed"]}
+    passed, ran = map(int, re.search(r"(\d+) of (\d+) learner-task pairs pass", findings).groups())
+    assert (passed, ran) == (sum(map(len, sanity.values())) - len(failing), sum(map(len, sanity.values())))
+    named = set()
+    for part in findings.split("those that fail: ")[1].rstrip(".\n").split("; ") if failing else []:
+        learner, *tasks = re.findall(r"`([\w-]+)`", part)
+        named |= {(learner, task) for task in tasks}
+    assert named == failing
     readme = (ROOT / "README.md").read_text()
     assert findings in readme and tables.leaderboard_summary() in readme
     assert "results-v3/performance_profiles.png" in readme
