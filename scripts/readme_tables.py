@@ -293,8 +293,7 @@ def leaderboard_findings() -> str:
             f"tuning by {_span(changes['tuning'])}."
         )
     sanity = main["sanity"]["algorithms"]
-    failed = {name: [f"`{task}` ({entry['mean']:.2f})" for task, entry in tasks.items() if not entry["passed"]]
-              for name, tasks in sanity.items()}
+    failed = _sanity_failures(sanity)
     failing = [f"`{name}` on {_listing(tasks)}" for name, tasks in failed.items() if tasks]
     ran = sum(len(tasks) for tasks in sanity.values())
     if ran:
@@ -1218,6 +1217,17 @@ def v3_summary() -> str:
     )
 
 
+def _baseline_marks(baselines: dict[str, float]) -> str:
+    """The baselines' exact exploitability (:func:`_exploitability_baselines`) as text, least first."""
+    return ", ".join(f"`{name}` {value:.2f}" for name, value in sorted(baselines.items(), key=lambda b: b[1]))
+
+
+def _sanity_failures(sanity: dict[str, dict[str, dict[str, Any]]]) -> dict[str, list[str]]:
+    """Per learner of ``leaderboard.json``'s sanity tier, the tasks it failed, each with its mean score."""
+    return {name: [f"`{task}` ({entry['mean']:.2f})" for task, entry in tasks.items() if not entry["passed"]]
+            for name, tasks in sanity.items()}
+
+
 def _exploitability_baselines(task: str) -> dict[str, float]:
     """The baselines' exact exploitability in ``task``'s game (``agents/bench/references.json``): its own, or
     those of a task on the same rules that is scored by exploitability (``hyn-2p-selfplay`` for ``hyn-2p``:
@@ -1242,7 +1252,7 @@ def _two_player_finding(task: str, measured: dict[str, Any], baselines: dict[str
     if exploit:
         ranked = sorted(exploit.items(), key=lambda item: item[1]["mean"])
         if ranked[0][1]["kind"] == "exact":
-            marks = ", ".join(f"`{name}` {value:.2f}" for name, value in sorted(baselines.items(), key=lambda b: b[1]))
+            marks = _baseline_marks(baselines)
             said.append(
                 f"exact exploitability per deal of the kept runs from {ranked[0][1]['mean']:.2f} (`{ranked[0][0]}`) to "
                 f"{ranked[-1][1]['mean']:.2f} (`{ranked[-1][0]}`)" + (f" (baselines: {marks})" if marks else "")
@@ -1333,7 +1343,7 @@ def v3_findings() -> str:
         )
         if found:
             baselines = _exploitability_baselines(task)
-            marks = ", ".join(f"`{name}` {value:.2f}" for name, value in sorted(baselines.items(), key=lambda b: b[1]))
+            marks = _baseline_marks(baselines)
             exploitable.append(
                 f"`{task}`: least `{found[0][1]}` {_figure(found[0][0])}, most `{found[-1][1]}` "
                 f"{found[-1][0]['mean']:.2f}, of {len(found)} learners" + (f" (baselines: {marks})" if marks else "")
@@ -1349,13 +1359,11 @@ def v3_findings() -> str:
         lines.append("- **Two-player measurements** (`trash-bench exploit` and `crossplay`): " + "; ".join(measured)
                      + ".")
     sanity = []
-    for name, tasks in main["sanity"]["algorithms"].items():
-        if tasks:
-            failed = [f"`{task}` ({entry['mean']:.2f})" for task, entry in tasks.items() if not entry["passed"]]
-            sanity.append(
-                f"`{name}` passes {len(tasks) - len(failed)} of {len(tasks)}"
-                + (f", failing {_listing(failed)}" if failed else "")
-            )
+    for name, failed in _sanity_failures(main["sanity"]["algorithms"]).items():
+        ran = len(main["sanity"]["algorithms"][name])
+        if ran:
+            failing = f", failing {_listing(failed)}" if failed else ""
+            sanity.append(f"`{name}` passes {ran - len(failed)} of {ran}{failing}")
     lines.append(
         f"- **Sanity tier** (passed: a mean of {main['sanity']['pass_score']:.2f} or more): " + "; ".join(sanity) + "."
     )
